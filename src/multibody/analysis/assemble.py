@@ -1,0 +1,128 @@
+"""Initial conditions as ADAMS does them: the nearest consistent configuration and velocities.
+
+Positions: minimize ``1/2 (x - x0)^T W (x - x0)`` subject to ``Phi(q, t0) = 0`` (weighted least
+squares, Gauss-Newton / SQP steps in velocity space); velocities: minimize
+``1/2 (v - v0)^T W (v - v0)`` subject to ``G v = nu`` (one linear solve). ``W^-1`` is 0 for
+inputs marked exact, 1 for inputs given and 1e6 for inputs left unspecified. Then the
+accelerations and multipliers follow from ``[M G^T; G 0][a; lambda] = [Q; gamma]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as la
+
+from multibody.analysis.errors import AssemblyError
+from multibody.analysis.model_input import as_system
+from multibody.analysis.output import output_frame, results_layout
+from multibody.formulation import frames as kinematics
+from multibody.formulation import rotations
+from multibody.formulation.cartesian import CartesianFormulation
+from multibody.formulation.rotations import FloatArray
+from multibody.formulation.state import State
+from multibody.model.model import Model
+from multibody.results import Results, ResultsWriter
+from multibody.solve.linear import to_dense
+from multibody.system.system import ConstraintRows, System
+
+
+def assembled_state(
+    system: System, t0: float = 0.0, tolerance: float = 1e-10, max_iterations: int = 100
+) -> State:
+    """A state at ``t0`` [s] satisfying position, velocity and acceleration constraints.
+
+    Raises ``AssemblyError`` naming the rows left violated, or redundant rows that are
+    inconsistent with the others.
+    """
+    form = CartesianFormulation(system)
+    q = _assemble_positions(system, form, t0, tolerance, max_iterations)
+    _check_redundant(system, q, t0, tolerance)
+    v = _assemble_velocities(system, form, q, t0)
+    state = form.evaluate(q, v, t0)
+    _, lam = form.accelerations(state)
+    return State(t0, q, v, lam)
+
+
+def _assemble_positions(system: System, form: CartesianFormulation, t0: float, tolerance: float, max_iterations: int) -> FloatArray:
+    q_input = kinematics.normalize_positions(system, system.q0)
+    q = q_input.copy()
+    freedom = system.position_freedom
+    length_scale = max(1.0, float(np.max(np.abs(system.marker_position), initial=0.0)))
+    for _ in range(max_iterations):
+        phi, G, _ = form.constraint_residual(q, t0)
+        if phi.size == 0:
+            return q
+        G = to_dense(G)
+        offset = kinematics.position_difference(system, q, q_input)
+        weighted = G * freedom
+        multiplier = la.lstsq(weighted @ G.T, G @ offset - phi, cond=1e-13)[0]
+        step = -offset + freedom * (G.T @ multiplier)
+        q = kinematics.displace(system, q, step)
+        if np.max(np.abs(phi)) < tolerance * length_scale and np.max(np.abs(step)) < 1e3 * tolerance * length_scale:
+            return q
+    phi, _, _ = form.constraint_residual(q, t0)
+    raise AssemblyError(
+        f"assembly of model '{system.name}' did not close after {max_iterations} iterations; "
+        f"violated: {_worst_rows(system, system.rows, phi)}. Check the marker positions and axes of "
+        "these elements, or mark fewer initial conditions exact"
+    )
+
+
+def _assemble_velocities(system: System, form: CartesianFormulation, q: FloatArray, t0: float) -> FloatArray:
+    _, e_input = kinematics.split_positions(system, system.q0)
+    _, e = kinematics.split_positions(system, q)
+    v_input, w_input_B = kinematics.split_velocities(system, system.v0)
+    R_input = rotations.rotation_from_euler_parameters(rotations.normalize(e_input))
+    R_now = rotations.rotation_from_euler_parameters(e)
+    w_W = np.einsum("bij,bj->bi", R_input, w_input_B)
+    w_B = np.einsum("bji,bj->bi", R_now, w_W)
+    v0 = np.hstack([v_input, w_B]).reshape(-1)
+    _, G, nu = form.constraint_residual(q, t0)
+    if nu.size == 0:
+        return v0
+    G = to_dense(G)
+    freedom = system.velocity_freedom
+    multiplier = la.lstsq((G * freedom) @ G.T, nu - G @ v0, cond=1e-13)[0]
+    v = v0 + freedom * (G.T @ multiplier)
+    violation = np.max(np.abs(G @ v - nu))
+    if violation > 1e-8 * max(1.0, float(np.max(np.abs(v)))):
+        raise AssemblyError(
+            f"velocities of model '{system.name}' cannot satisfy the constraints (violation {violation:.3g}); "
+            "too many velocities are marked exact"
+        )
+    return v
+
+
+def _check_redundant(system: System, q: FloatArray, t0: float, tolerance: float) -> None:
+    """Removed redundant rows must hold at the assembled configuration, else they contradict the others."""
+    if not system.redundant:
+        return
+    rows = system.all_rows.subset(np.array([r.row for r in system.redundant]))
+    form = CartesianFormulation(system, rows)
+    phi, _, _ = form.constraint_residual(q, t0)
+    length_scale = max(1.0, float(np.max(np.abs(system.marker_position), initial=0.0)))
+    if np.max(np.abs(phi)) > 1e3 * tolerance * length_scale:
+        raise AssemblyError(
+            f"model '{system.name}' has inconsistent redundant constraints: {_worst_rows(system, rows, phi)} "
+            "cannot hold together with the rows they repeat; remove or realign these joints"
+        )
+
+
+def _worst_rows(system: System, rows: ConstraintRows, phi: FloatArray, count: int = 3) -> str:
+    order = np.argsort(-np.abs(phi))[:count]
+    return "; ".join(
+        f"'{system.constraint_names[rows.element[k]]}' {rows.label[k]} by {abs(phi[k]):.3g}" for k in order if abs(phi[k]) > 0
+    )
+
+
+def assemble(model: Model | System, t0: float = 0.0, output: str | None = None) -> Results:
+    """Assemble the initial conditions of ``model`` and return them as one-frame ``Results``."""
+    system = as_system(model)
+    state = assembled_state(system, t0)
+    form = CartesianFormulation(system)
+    evaluation = form.evaluate(state.q, state.v, t0)
+    acceleration, lam = form.accelerations(evaluation)
+    with ResultsWriter(output, results_layout(system, "assemble")) as writer:
+        writer.append(output_frame(form, evaluation, acceleration, lam, 0.0))
+        writer.close("complete")
+    return writer.results()

@@ -1,0 +1,59 @@
+"""One output frame: everything Results stores about an instant, from a state."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from multibody.formulation import rotations
+from multibody.formulation.cartesian import CartesianFormulation, Evaluation
+from multibody.formulation.reactions import in_marker_axes, reactions
+from multibody.formulation.rotations import FloatArray
+from multibody.results import ResultsLayout
+from multibody.system.system import System
+
+
+def results_layout(system: System, analysis: str) -> ResultsLayout:
+    """Names of what an analysis of ``system`` records."""
+    return ResultsLayout(
+        model_name=system.name,
+        analysis=analysis,
+        body_names=system.body_names,
+        joint_names=system.constraint_names,
+        force_names=system.force_names,
+    )
+
+
+def output_frame(
+    formulation: CartesianFormulation, state: Evaluation, acceleration: FloatArray, lam: FloatArray, dissipated: float
+) -> dict[str, np.ndarray]:
+    """The frame dict of ``ResultsWriter.append`` at an evaluated state with its accelerations
+    ``dv/dt`` (6 nb,) and multipliers ``lam`` (m,)."""
+    system = formulation.system
+    frames, motion = state.frames, state.motion
+    nb = system.n_bodies
+    R_WB = frames.R_WB[:-1]
+    a = acceleration.reshape(nb, 6)
+    force, torque = reactions(system, frames, lam)
+    j_marker = system.constraint_markers[:, 1]
+    kinetic = formulation.kinetic_energy(motion)
+    potential = formulation.potential_energy(frames, state.loads)
+    return {
+        "time": np.asarray(frames.t),
+        "body/position": frames.p_WB_W[:-1],
+        "body/velocity": motion.v_WB_W[:-1],
+        "body/acceleration": a[:, :3],
+        "body/euler_parameters": rotations.normalize(frames.e_WB),
+        "body/angular_velocity": motion.w_WB_W[:-1],
+        "body/angular_acceleration": np.einsum("bij,bj->bi", R_WB, a[:, 3:]),
+        "joint/reaction_force": force,
+        "joint/reaction_torque": torque,
+        "joint/reaction_force_in_j": in_marker_axes(frames, j_marker, force),
+        "joint/reaction_torque_in_j": in_marker_axes(frames, j_marker, torque),
+        "force/force": state.loads.force_W,
+        "force/torque": state.loads.torque_W,
+        "force/value": state.loads.value,
+        "energy/kinetic": np.asarray(kinetic),
+        "energy/potential": np.asarray(potential),
+        "energy/total": np.asarray(kinetic + potential),
+        "energy/dissipated": np.asarray(dissipated),
+    }

@@ -1,0 +1,137 @@
+"""The DAE forms of the Cartesian equations that an implicit integrator solves, step by step.
+
+Differential variables ``y = (q, v, E)``: positions, velocities and the energy ``E`` taken out
+of the system by non-conservative forces (a quadrature, outside the error test). Algebraic
+variables ``z``: multipliers ``lambda`` (and ``mu`` for SI2).
+
+I3 (index 3, ADAMS "I3"):  q' = N v,  M v' = Q - G^T lambda,  Phi = 0.
+SI2 (stabilized index 2, Gear-Gupta-Leimkuhler, ADAMS "SI2"):
+      q' = N (v - G^T mu),  M v' = Q - G^T lambda,  Phi = 0,  G v = nu.
+
+Each step solves ``y = base + c y'`` by Newton with the iteration matrix
+``[[M - c C - c^2 K, G^T], [G, 0]]`` (the velocity rows scaled by ``c``, the multiplier
+increment by ``1/c``, so that the matrix stays well scaled as ``c -> 0``) (``K``, ``C`` from ``CartesianFormulation.force_jacobians``,
+kept across steps until a Newton failure asks for fresh ones); for SI2 the ``mu`` correction
+follows from ``G G^T dmu = Phi/c + G dv``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from multibody.formulation import frames as kinematics
+from multibody.formulation.cartesian import CartesianFormulation
+from multibody.solve.integrators.base import Correction, FloatArray, rms
+from multibody.solve.linear import Factorization, SingularMatrixError, saddle_point_matrix
+
+FORMS = ("I3", "SI2")
+
+ROUNDOFF_FRACTION = 1e-3
+"""Newton increments below this fraction of the tolerance are converged, whatever their rate
+(at that size the rate only measures round-off)."""
+
+
+class MechanicalDAE:
+    """The ``ImplicitProblem`` of the Cartesian equations in DAE form ``form`` ("I3" or "SI2")."""
+
+    def __init__(self, formulation: CartesianFormulation, form: str, newton_max_iterations: int = 5) -> None:
+        if form not in FORMS:
+            raise ValueError(f"unknown DAE form {form!r}; choose one of {', '.join(FORMS)}")
+        self.formulation = formulation
+        self.form = form
+        self.max_iterations = newton_max_iterations
+        system = formulation.system
+        self.nq, self.nv, self.m = system.n_positions, system.n_velocities, len(formulation.rows)
+        self._jacobians: tuple | None = None
+
+    def split(self, y: FloatArray) -> tuple[FloatArray, FloatArray, float]:
+        """``(q, v, E)`` views of ``y``."""
+        return y[: self.nq], y[self.nq : self.nq + self.nv], float(y[-1])
+
+    def error_weights(self, y: FloatArray, step_size: float, rtol: float, atol: float) -> FloatArray:
+        """``1 / (atol + rtol |y|)`` on q and v; zero on the energy quadrature. Under I3 velocity
+        errors are scaled by the step size (Hairer & Wanner, index-3 error control)."""
+        weights = 1.0 / (atol + rtol * np.abs(y))
+        weights[-1] = 0.0
+        if self.form == "I3":
+            weights[self.nq : self.nq + self.nv] *= step_size
+        return weights
+
+    def finalize(self, y: FloatArray) -> FloatArray:
+        """Unit Euler parameters."""
+        out = y.copy()
+        out[: self.nq] = kinematics.normalize_positions(self.formulation.system, y[: self.nq])
+        return out
+
+    def correct(
+        self, t: float, predicted: FloatArray, base: FloatArray, c: float, z_guess: FloatArray,
+        weights: FloatArray, tolerance: float, refresh_jacobian: bool,
+    ) -> Correction:
+        form = self.formulation
+        system = form.system
+        base_q, base_v, base_energy = self.split(base)
+        q_predicted, v, _ = self.split(predicted)
+        v = v.copy()
+        # Start from positions consistent with the predicted velocities, so that Newton's first
+        # increment (which assumes dq = c N dv) is not polluted by a predictor mismatch in q.
+        q = base_q + c * kinematics.position_rate(system, q_predicted, v)
+        lam = z_guess[: self.m].copy()
+        mu = np.zeros(self.m)
+        if refresh_jacobian or self._jacobians is None:
+            self._jacobians = form.force_jacobians(q, v, t, lam)
+        K, C = self._jacobians
+        state = form.evaluate(q, v, t)
+        try:
+            iteration_matrix = Factorization(saddle_point_matrix(form.mass_matrix - c * C - c * c * K, state.G))
+            gram = Factorization(state.G @ state.G.T) if self.form == "SI2" and self.m else None
+        except SingularMatrixError as error:
+            return Correction(predicted, z_guess, False, 0, np.inf, f"singular iteration matrix ({error})")
+        increment_weights = weights[: self.nq + self.nv]
+        previous_norm = None
+        converged = False
+        norm = np.inf
+        for iteration in range(1, self.max_iterations + 1):
+            if iteration > 1:
+                state = form.evaluate(q, v, t)
+            residual_v = form.mass_matrix @ (v - base_v) / c - state.generalized_force + state.G.T @ lam
+            constraint_rhs = -state.phi / c if self.form == "I3" else state.nu - state.G @ v
+            solution = iteration_matrix.solve(np.concatenate([-c * residual_v, constraint_rhs]))
+            dv, dlam = solution[: self.nv], solution[self.nv :] / c
+            v += dv
+            lam += dlam
+            if gram is not None:
+                mu += gram.solve(state.phi / c + state.G @ dv)
+            drift = state.G.T @ mu if self.form == "SI2" else 0.0
+            q_new = base_q + c * kinematics.position_rate(system, q, v - drift)
+            dy = np.concatenate([q_new - q, dv])
+            q = q_new
+            norm = rms(dy * increment_weights)
+            if not np.all(np.isfinite(dy)):
+                break
+            rate = None if previous_norm is None or previous_norm == 0.0 else norm / previous_norm
+            if norm < ROUNDOFF_FRACTION * tolerance or (rate is not None and rate < 1.0 and rate / (1.0 - rate) * norm < tolerance):
+                converged = True
+                break
+            if rate is not None and (rate >= 1.0 or rate ** (self.max_iterations - iteration) / (1.0 - rate) * norm > tolerance):
+                break
+            previous_norm = norm
+        if not converged:
+            return Correction(predicted, z_guess, False, iteration, norm, self._diagnose(q, t))
+        energy = base_energy - c * form.nonconservative_power(state, lam)
+        y = np.concatenate([q, v, [energy]])
+        return Correction(y, np.concatenate([lam, mu]), True, iteration, norm)
+
+    def _diagnose(self, q: FloatArray, t: float) -> str:
+        """Name the constraint row with the largest violation at ``q``."""
+        form = self.formulation
+        if not self.m:
+            return "no constraints are violated; the forces may be too stiff for this step size"
+        phi, _, _ = form.constraint_residual(q, t)
+        worst = int(np.argmax(np.abs(phi)))
+        name = form.system.constraint_names[form.rows.element[worst]]
+        return f"largest constraint violation {abs(phi[worst]):.3g} in '{name}' ({form.rows.label[worst]})"
+
+    def initial_algebraic(self, lam: FloatArray) -> FloatArray:
+        """``z`` at the start: the consistent multipliers (and ``mu = 0`` for SI2)."""
+        return np.concatenate([lam, np.zeros(self.m)])
+

@@ -1,0 +1,142 @@
+"""Force elements of the Cartesian formulation: loads, their generalized forces, energy and power.
+
+Every element produces, per instant, a force ``F`` [N] at the origin of its I marker and a
+couple ``T`` [N m] (world components) on I's body; a two-marker element puts ``-F`` at the same
+point and ``-T`` on J's body (for a spring along the line I-J this equals ``-F`` at J).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from multibody.formulation import rotations
+from multibody.formulation.frames import Pose, Twist
+from multibody.formulation.rotations import FloatArray
+from multibody.model.forces.applied import MarkerState
+from multibody.system.system import System
+
+
+@dataclass(frozen=True)
+class ElementLoads:
+    """Loads of all force elements at one instant, in ``System.force_names`` order."""
+
+    force_W: FloatArray
+    """(nf, 3) force on I at I's origin [N]"""
+    torque_W: FloatArray
+    """(nf, 3) couple on I [N m]"""
+    value: FloatArray
+    """(nf,) the element's scalar: spring force along the line (+ pushes apart) [N], torsion
+    torque [N m], bushing force magnitude [N], applied load magnitude"""
+    potential_energy: float
+    """energy stored in springs and bushings [J]"""
+    nonconservative_power: float
+    """power of damping, actuators, preload-free applied loads into the system [W]"""
+
+
+def _dot(a: FloatArray, b: FloatArray) -> FloatArray:
+    return np.einsum("ij,ij->i", a, b)
+
+
+def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
+    """Evaluate every force element at ``frames`` / ``motion`` (time ``frames.t``)."""
+    nf = len(system.force_names)
+    force = np.zeros((nf, 3))
+    torque = np.zeros((nf, 3))
+    value = np.zeros(nf)
+    potential = 0.0
+    power = 0.0
+    t = frames.t
+    p_M, v_M, R_WM = frames.p_WM_W, motion.v_WM_W, frames.R_WM
+    w_M = motion.w_WB_W[system.marker_body]
+
+    springs = system.spring_dampers
+    if springs.element.size:
+        i, j = springs.i_marker, springs.j_marker
+        d = p_M[i] - p_M[j]
+        length = np.linalg.norm(d, axis=1)
+        u = d / np.where(length > 0.0, length, 1.0)[:, None]
+        length_rate = _dot(u, v_M[i] - v_M[j])
+        actuator = np.array([0.0 if a is None else a.value(t) for a in springs.actuator])
+        stretch = length - springs.free_length
+        nonconservative = -springs.damping * length_rate + actuator
+        scalar = -springs.stiffness * stretch + springs.preload + nonconservative
+        force[springs.element] = scalar[:, None] * u
+        value[springs.element] = scalar
+        potential += float(np.sum(0.5 * springs.stiffness * stretch**2 - springs.preload * length))
+        power += float(np.sum(nonconservative * length_rate))
+
+    torsion = system.torsion_springs
+    if torsion.element.size:
+        i, j = torsion.i_marker, torsion.j_marker
+        x_I, x_J, y_J, z_J = R_WM[i][:, :, 0], R_WM[j][:, :, 0], R_WM[j][:, :, 1], R_WM[j][:, :, 2]
+        angle = np.arctan2(_dot(x_I, y_J), _dot(x_I, x_J))
+        deflection = np.mod(angle - torsion.free_angle + np.pi, 2.0 * np.pi) - np.pi
+        rate = _dot(z_J, w_M[i] - w_M[j])
+        nonconservative = -torsion.damping * rate
+        scalar = -torsion.stiffness * deflection + torsion.preload + nonconservative
+        torque[torsion.element] = scalar[:, None] * z_J
+        value[torsion.element] = scalar
+        potential += float(np.sum(0.5 * torsion.stiffness * deflection**2 - torsion.preload * deflection))
+        power += float(np.sum(nonconservative * rate))
+
+    bushings = system.bushings
+    if bushings.element.size:
+        i, j = bushings.i_marker, bushings.j_marker
+        R_WJ = R_WM[j]
+        d_J = np.einsum("nji,nj->ni", R_WJ, p_M[i] - p_M[j])
+        # Rate of d in J axes: relative velocity minus the part due to J's rotation.
+        d_rate_J = np.einsum("nji,nj->ni", R_WJ, v_M[i] - v_M[j] - np.cross(w_M[j], p_M[i] - p_M[j]))
+        angle_J = rotations.rotation_vector(np.swapaxes(R_WJ, 1, 2) @ R_WM[i])
+        w_rel_J = np.einsum("nji,nj->ni", R_WJ, w_M[i] - w_M[j])
+        damping_force = -bushings.damping * d_rate_J
+        damping_torque = -bushings.rotational_damping * w_rel_J
+        F_J = -bushings.stiffness * d_J + bushings.preload_force + damping_force
+        T_J = -bushings.rotational_stiffness * angle_J + bushings.preload_torque + damping_torque
+        force[bushings.element] = np.einsum("nij,nj->ni", R_WJ, F_J)
+        torque[bushings.element] = np.einsum("nij,nj->ni", R_WJ, T_J)
+        value[bushings.element] = np.linalg.norm(F_J, axis=1)
+        potential += float(
+            np.sum(0.5 * bushings.stiffness * d_J**2 + 0.5 * bushings.rotational_stiffness * angle_J**2)
+            - np.sum(bushings.preload_force * d_J + bushings.preload_torque * angle_J)
+        )
+        # Small-rotation power: the rotation-vector rate is taken as the relative angular velocity.
+        power += float(np.sum(damping_force * d_rate_J) + np.sum(damping_torque * w_rel_J))
+
+    loads = system.applied_loads
+    for element, marker, law, in_marker_axes, is_torque in zip(
+        loads.element, loads.marker, loads.law, loads.in_marker_axes, loads.is_torque
+    ):
+        state = MarkerState(p_M[marker], v_M[marker], R_WM[marker], w_M[marker])
+        vector = np.asarray(law(t, state), dtype=float).reshape(3)
+        if in_marker_axes:
+            vector = R_WM[marker] @ vector
+        if is_torque:
+            torque[element] = vector
+            power += float(vector @ w_M[marker])
+        else:
+            force[element] = vector
+            power += float(vector @ v_M[marker])
+        value[element] = float(np.linalg.norm(vector))
+
+    return ElementLoads(force, torque, value, potential, power)
+
+
+def generalized_element_forces(system: System, frames: Pose, loads: ElementLoads) -> FloatArray:
+    """Generalized forces (nb+1, 6) of the element loads: world force and body-axes moment about
+    the CM; the last row (ground) collects the reactions on ground and is discarded by callers."""
+    markers = system.force_markers
+    nb = system.n_bodies
+    wrench_W = np.zeros((nb + 1, 6))
+    p_I = frames.p_WM_W[markers[:, 0]]
+    for side, sign in ((0, 1.0), (1, -1.0)):
+        has_side = markers[:, side] >= 0
+        if not np.any(has_side):
+            continue
+        body = system.marker_body[markers[has_side, side]]
+        F = sign * loads.force_W[has_side]
+        moment = np.cross(p_I[has_side] - frames.p_WB_W[body], F) + sign * loads.torque_W[has_side]
+        np.add.at(wrench_W, body, np.hstack([F, moment]))
+    wrench_W[:, 3:] = np.einsum("bji,bj->bi", frames.R_WB, wrench_W[:, 3:])
+    return wrench_W

@@ -1,0 +1,128 @@
+"""Body and marker frames of the Cartesian formulation: poses from q, velocities from v.
+
+Coordinates per body: ``q_b = (p_WBo_W (3), e_WB (4))`` and ``v_b = (v_WBo_W (3), w_WB_B (3))``:
+CM position and velocity in world, Euler parameters, angular velocity in body components.
+Per-body arrays have ``nb + 1`` rows; the last (index -1) is the ground at rest at the origin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from multibody.formulation import rotations
+from multibody.formulation.rotations import FloatArray
+from multibody.system.system import System
+
+
+@dataclass(frozen=True)
+class Pose:
+    """Where every body and marker is at time ``t`` [s] (world components)."""
+
+    t: float
+    p_WB_W: FloatArray
+    """(nb+1, 3) CM positions [m]"""
+    R_WB: FloatArray
+    """(nb+1, 3, 3)"""
+    e_WB: FloatArray
+    """(nb, 4) Euler parameters"""
+    p_WM_W: FloatArray
+    """(nm, 3) marker origins [m]"""
+    p_BM_W: FloatArray
+    """(nm, 3) marker origin from its body's CM [m]"""
+    R_WM: FloatArray
+    """(nm, 3, 3)"""
+
+
+@dataclass(frozen=True)
+class Twist:
+    """How fast every body and marker moves (world components)."""
+
+    v_WB_W: FloatArray
+    """(nb+1, 3) CM velocities [m/s]"""
+    w_WB_W: FloatArray
+    """(nb+1, 3) angular velocities [rad/s]"""
+    w_WB_B: FloatArray
+    """(nb, 3) angular velocities in body components [rad/s]"""
+    v_WM_W: FloatArray
+    """(nm, 3) marker origin velocities [m/s]"""
+
+
+def split_positions(system: System, q: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Views ``(p_WB_W (nb,3), e_WB (nb,4))`` of the position vector ``q`` (7 nb,)."""
+    blocks = q.reshape(system.n_bodies, 7)
+    return blocks[:, :3], blocks[:, 3:]
+
+
+def split_velocities(system: System, v: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Views ``(v_WB_W (nb,3), w_WB_B (nb,3))`` of the velocity vector ``v`` (6 nb,)."""
+    blocks = v.reshape(system.n_bodies, 6)
+    return blocks[:, :3], blocks[:, 3:]
+
+
+def pose(system: System, q: FloatArray, t: float) -> Pose:
+    """Body and marker frames at positions ``q`` (7 nb,) and time ``t`` [s]."""
+    p_body, e = split_positions(system, q)
+    p_WB_W = np.vstack([p_body, np.zeros((1, 3))])
+    # Rotations from normalized parameters: the norm of e is not a degree of freedom (q' = N v
+    # keeps it only to the integrator's accuracy), so nothing may depend on it.
+    R_WB = np.concatenate([rotations.rotation_from_euler_parameters(rotations.normalize(e)), np.eye(3)[None]], axis=0)
+    body = system.marker_body
+    R_body = R_WB[body]
+    p_BM_W = np.einsum("mij,mj->mi", R_body, system.marker_position)
+    return Pose(
+        t=t,
+        p_WB_W=p_WB_W,
+        R_WB=R_WB,
+        e_WB=e,
+        p_WM_W=p_WB_W[body] + p_BM_W,
+        p_BM_W=p_BM_W,
+        R_WM=R_body @ system.marker_orientation,
+    )
+
+
+def twist(system: System, frames: Pose, v: FloatArray) -> Twist:
+    """Body and marker velocities for velocities ``v`` (6 nb,) at ``frames``."""
+    v_body, w_B = split_velocities(system, v)
+    v_WB_W = np.vstack([v_body, np.zeros((1, 3))])
+    w_WB_W = np.vstack([np.einsum("bij,bj->bi", frames.R_WB[:-1], w_B), np.zeros((1, 3))])
+    body = system.marker_body
+    return Twist(
+        v_WB_W=v_WB_W,
+        w_WB_W=w_WB_W,
+        w_WB_B=w_B,
+        v_WM_W=v_WB_W[body] + np.cross(w_WB_W[body], frames.p_BM_W),
+    )
+
+
+def position_rate(system: System, q: FloatArray, v: FloatArray) -> FloatArray:
+    """``dq/dt = N(q) v`` (7 nb,): CM velocity and Euler-parameter rates."""
+    _, e = split_positions(system, q)
+    v_body, w_B = split_velocities(system, v)
+    return np.hstack([v_body, rotations.euler_parameter_rate(e, w_B)]).reshape(-1)
+
+
+def displace(system: System, q: FloatArray, dx: FloatArray) -> FloatArray:
+    """Positions moved by a velocity-space increment ``dx`` (6 nb,): CM by ``dx[:3]`` [m], rotation
+    by the body-axes rotation vector ``dx[3:]`` [rad], exactly on the rotation group."""
+    p, e = split_positions(system, q)
+    dp, theta_B = split_velocities(system, dx)
+    return np.hstack([p + dp, rotations.rotate_by_body_vector(e, theta_B)]).reshape(-1)
+
+
+def position_difference(system: System, q: FloatArray, q_ref: FloatArray) -> FloatArray:
+    """Velocity-space difference ``q - q_ref`` (6 nb,): CM offsets and body-axes rotation vectors
+    of ``R_ref^T R``, so that ``displace(q_ref, position_difference(q, q_ref)) == q``."""
+    p, e = split_positions(system, q)
+    p_ref, e_ref = split_positions(system, q_ref)
+    R = rotations.rotation_from_euler_parameters(e)
+    R_ref = rotations.rotation_from_euler_parameters(e_ref)
+    theta = rotations.rotation_vector(np.swapaxes(R_ref, -1, -2) @ R)
+    return np.hstack([p - p_ref, theta]).reshape(-1)
+
+
+def normalize_positions(system: System, q: FloatArray) -> FloatArray:
+    """``q`` with every body's Euler parameters projected back to unit norm."""
+    p, e = split_positions(system, q)
+    return np.hstack([p, rotations.normalize(e)]).reshape(-1)

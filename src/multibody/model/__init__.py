@@ -1,0 +1,1 @@
+"""What the user writes: models, bodies, markers, joints, motions, forces, functions of time."""

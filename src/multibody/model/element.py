@@ -1,0 +1,30 @@
+"""The base of every named thing a user adds to a model."""
+
+from __future__ import annotations
+
+
+class ModelError(ValueError):
+    """Invalid model input. The message names the element, what is wrong and how to fix it."""
+
+
+class Element:
+    """A named element of a model (body, joint, motion, force).
+
+    Subclasses validate their own numbers in ``__init__`` and raise ``ModelError`` naming
+    themselves; cross-references (markers on bodies of the same model) are checked by
+    ``Model.add``.
+    """
+
+    kind: str = "element"
+
+    def __init__(self, name: str) -> None:
+        if not isinstance(name, str) or not name.strip():
+            raise ModelError(f"{self.kind} name must be a non-empty string, got {name!r}")
+        self.name = name
+
+    def describe(self) -> str:
+        """``kind 'name'``, the way error messages refer to this element."""
+        return f"{self.kind} '{self.name}'"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"

@@ -1,0 +1,104 @@
+"""Marker: a frame fixed on a body, the place every joint, force and output attaches to."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from multibody.model.element import Element, ModelError
+
+if TYPE_CHECKING:
+    from multibody.model.body import Body
+
+
+class Marker(Element):
+    """A frame fixed on ``body``.
+
+    ``position`` [m] is the marker origin from the body's CM frame origin, in body axes
+    (for ground: in world axes); ``orientation`` is ``R_BM`` (3x3), marker axes in body axes.
+    Create markers with ``body.add_marker``.
+    """
+
+    kind = "marker"
+
+    def __init__(self, name: str, body: Body, position: NDArray[np.float64], orientation: NDArray[np.float64]) -> None:
+        super().__init__(name)
+        self.body = body
+        self.position = position
+        self.orientation = orientation
+
+    def describe(self) -> str:
+        return f"marker '{self.name}' on {self.body.describe()}"
+
+    @property
+    def full_name(self) -> str:
+        """``body/marker``, unique within a model."""
+        return f"{self.body.name}/{self.name}"
+
+
+def marker_orientation(
+    owner: str,
+    z_axis: ArrayLike | None,
+    x_axis: ArrayLike | None,
+    orientation: ArrayLike | None,
+    euler_angles: ArrayLike | None,
+) -> NDArray[np.float64]:
+    """Validate one of the ways of giving a marker's axes and return ``R_BM`` (3x3).
+
+    Exactly one of: ``z_axis`` (optionally with ``x_axis``), ``orientation`` (3x3 rotation
+    matrix or 4 Euler parameters), ``euler_angles`` (ADAMS body-fixed 3-1-3 psi, theta, phi
+    [rad]); none of them gives the body's own axes.
+    """
+    from multibody.formulation import rotations
+
+    given = [g is not None for g in (z_axis, orientation, euler_angles)]
+    if sum(given) > 1:
+        raise ModelError(f"{owner}: give only one of z_axis, orientation or euler_angles")
+    if x_axis is not None and z_axis is None:
+        raise ModelError(f"{owner}: x_axis needs z_axis as well")
+    if z_axis is not None:
+        z = finite_vector(owner, "z_axis", z_axis, 3)
+        if np.linalg.norm(z) < 1e-12:
+            raise ModelError(f"{owner}: z_axis has zero length; give a direction such as (0, 0, 1)")
+        if x_axis is not None:
+            x = finite_vector(owner, "x_axis", x_axis, 3)
+            x_perp = x - np.dot(x, z) / np.dot(z, z) * z
+            if np.linalg.norm(x_perp) < 1e-9 * max(np.linalg.norm(x), 1e-300):
+                raise ModelError(
+                    f"{owner}: x_axis has zero length or is parallel to z_axis; give a direction perpendicular to z"
+                )
+            return rotations.rotation_from_axes(z, x)
+        return rotations.rotation_from_axes(z)
+    if euler_angles is not None:
+        psi, theta, phi = finite_vector(owner, "euler_angles", euler_angles, 3)
+        return rotations.rotation_from_313_angles(psi, theta, phi)
+    if orientation is not None:
+        return rotation_matrix(owner, orientation)
+    return np.eye(3)
+
+
+def rotation_matrix(owner: str, orientation: ArrayLike) -> NDArray[np.float64]:
+    """A 3x3 rotation matrix from a rotation matrix or 4 Euler parameters, checked for orthonormality."""
+    from multibody.formulation import rotations
+
+    value = np.asarray(orientation, dtype=float)
+    if value.shape == (4,):
+        norm = np.linalg.norm(value)
+        if not np.isfinite(norm) or abs(norm - 1.0) > 1e-6:
+            raise ModelError(f"{owner}: Euler parameters must have unit norm, got norm {norm:.6g}")
+        return rotations.rotation_from_euler_parameters(value / norm)
+    if value.shape != (3, 3) or not np.all(np.isfinite(value)):
+        raise ModelError(f"{owner}: orientation must be a 3x3 rotation matrix or 4 Euler parameters, got shape {value.shape}")
+    if np.max(np.abs(value.T @ value - np.eye(3))) > 1e-6 or np.linalg.det(value) < 0.0:
+        raise ModelError(f"{owner}: orientation is not a proper rotation matrix (R^T R != I or det(R) != 1)")
+    return value
+
+
+def finite_vector(owner: str, what: str, value: ArrayLike, size: int = 3) -> NDArray[np.float64]:
+    """``value`` as a float vector of ``size`` finite numbers, or a ``ModelError`` naming ``owner``."""
+    vector = np.asarray(value, dtype=float)
+    if vector.shape != (size,) or not np.all(np.isfinite(vector)):
+        raise ModelError(f"{owner}: {what} must be {size} finite numbers, got {value!r}")
+    return vector

@@ -1,0 +1,24 @@
+"""Results of an analysis: immutable arrays with named access, and streaming HDF5 storage."""
+
+from multibody.results.results import (
+    ENERGY_NAMES,
+    BodyHistory,
+    ForceHistory,
+    JointHistory,
+    Results,
+    ResultsLayout,
+)
+from multibody.results.storage import FORMAT_VERSION, ResultsWriter, load_results, save_results
+
+__all__ = [
+    "ENERGY_NAMES",
+    "FORMAT_VERSION",
+    "BodyHistory",
+    "ForceHistory",
+    "JointHistory",
+    "Results",
+    "ResultsLayout",
+    "ResultsWriter",
+    "load_results",
+    "save_results",
+]

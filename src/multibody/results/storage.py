@@ -1,0 +1,311 @@
+"""Streaming HDF5 storage of results: a writer an analysis appends frames to, and a loader.
+
+An analysis appends one frame per output instant to a :class:`ResultsWriter`. A frame is a
+``dict[str, numpy.ndarray]`` keyed as in :meth:`ResultsLayout.frame_shapes`. The writer keeps
+every frame in memory and, given a path, streams them to an HDF5 file that exists from the
+moment the writer is made, is flushed every ``flush_interval`` seconds, and is closed with a
+status. A run that dies leaves a file that :func:`load_results` still reads.
+
+HDF5 file layout (format_version 1); T = output instants, nb/nj/nf = bodies/joints/forces,
+any of which may be 0; all datasets float64, chunked and resizable along axis 0 (time)::
+
+    /                          attrs: model_name, analysis,
+                                      status ("running" | "complete" | "failed" | "interrupted"),
+                                      message, format_version = 1,
+                                      frame_count (rows of every dataset that are complete)
+    /time                      (T,)          [s]
+    /body/names                (nb,)         UTF-8 strings
+    /body/position             (T, nb, 3)    CM position, world [m]
+    /body/velocity             (T, nb, 3)    CM velocity, world [m/s]
+    /body/acceleration         (T, nb, 3)    CM acceleration, world [m/s^2]
+    /body/euler_parameters     (T, nb, 4)    scalar first [-]
+    /body/angular_velocity     (T, nb, 3)    world [rad/s]
+    /body/angular_acceleration (T, nb, 3)    world [rad/s^2]
+    /joint/names               (nj,)         UTF-8 strings
+    /joint/reaction_force      (T, nj, 3)    on the I marker, world [N]
+    /joint/reaction_torque     (T, nj, 3)    about the I marker origin, world [N m]
+    /joint/reaction_force_in_j (T, nj, 3)    the same force in J-marker axes [N]
+    /joint/reaction_torque_in_j (T, nj, 3)   the same torque in J-marker axes [N m]
+    /force/names               (nf,)         UTF-8 strings
+    /force/force               (T, nf, 3)    force applied at the I marker, world [N]
+    /force/torque              (T, nf, 3)    torque applied at the I marker, world [N m]
+    /force/value               (T, nf)       the element's scalar (e.g. spring force) [N or N m]
+    /energy/kinetic            (T,)          [J]; likewise potential, total, dissipated
+    /stats                     group; attrs: solver statistics (int or float)
+
+The root attribute frame_count is raised only after every dataset holds the new rows, so a
+file cut off in the middle of a flush is still read consistently.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+
+import h5py
+import numpy as np
+import numpy.typing as npt
+
+from multibody.results.results import FloatArray, Results, ResultsLayout
+
+FORMAT_VERSION = 1
+
+#: Statuses a writer can be closed with.
+FINAL_STATUSES: tuple[str, ...] = ("complete", "failed", "interrupted")
+
+# Target size of one HDF5 chunk, and a cap on its rows so that short runs stay small files.
+_CHUNK_BYTES = 16 * 1024
+_MAX_CHUNK_ROWS = 1024
+
+
+def _chunk_shape(frame_shape: tuple[int, ...]) -> tuple[int, ...] | bool:
+    """Chunk of whole frames along time, about _CHUNK_BYTES; h5py's choice for empty frames."""
+    if 0 in frame_shape:
+        return True  # a chunk may not be larger than a fixed dimension of size 0
+    bytes_per_frame = 8 * math.prod(frame_shape)
+    rows = min(_MAX_CHUNK_ROWS, max(1, _CHUNK_BYTES // bytes_per_frame))
+    return (rows, *frame_shape)
+
+
+class _ResultsFile:
+    """An open HDF5 results file being written: layout on creation, then rows, then a status."""
+
+    def __init__(self, path: str | os.PathLike[str], layout: ResultsLayout) -> None:
+        self._file = h5py.File(path, "w")
+        self._frame_count = 0
+        attrs = self._file.attrs
+        attrs["model_name"] = layout.model_name
+        attrs["analysis"] = layout.analysis
+        attrs["status"] = "running"
+        attrs["message"] = ""
+        attrs["format_version"] = FORMAT_VERSION
+        attrs["frame_count"] = 0
+        for group_key, names in layout.element_names().items():
+            self._file.create_dataset(
+                f"{group_key}/names", data=list(names), dtype=h5py.string_dtype()
+            )
+        for key, frame_shape in layout.frame_shapes().items():
+            self._file.create_dataset(
+                key,
+                shape=(0, *frame_shape),
+                maxshape=(None, *frame_shape),
+                dtype=np.float64,
+                chunks=_chunk_shape(frame_shape),
+            )
+        self._file.create_group("stats")
+        self._file.flush()
+
+    def append_rows(self, rows: Mapping[str, FloatArray]) -> None:
+        """Append rows (k, *frame shape) to every dataset, then count them in frame_count."""
+        new_count = self._frame_count + len(rows["time"])
+        for key, block in rows.items():
+            dataset = self._file[key]
+            dataset.resize(new_count, axis=0)
+            dataset[self._frame_count :] = block
+        self._frame_count = new_count
+        self._file.attrs["frame_count"] = new_count
+
+    def flush(self) -> None:
+        """Push everything written so far to disk."""
+        self._file.flush()
+
+    def close(self, status: str, message: str, stats: Mapping[str, int | float]) -> None:
+        """Record how the run ended and close the file."""
+        self._file.attrs["status"] = status
+        self._file.attrs["message"] = message
+        stats_attrs = self._file["stats"].attrs
+        for name, value in stats.items():
+            stats_attrs[name] = value
+        self._file.close()
+
+
+class _FrameBuffer:
+    """Frames kept in memory as arrays with a leading time axis that grow by doubling."""
+
+    def __init__(self, layout: ResultsLayout) -> None:
+        self._layout = layout
+        self._frame_shapes = layout.frame_shapes()
+        self._count = 0
+        self._arrays = {key: np.empty((16, *shape)) for key, shape in self._frame_shapes.items()}
+
+    def __len__(self) -> int:
+        return self._count
+
+    def append(self, frame: Mapping[str, npt.ArrayLike]) -> None:
+        """Check the frame's keys and shapes against the layout and store a copy."""
+        self._layout.check_keys(frame.keys(), "frame keys")
+        values = {key: np.asarray(frame[key], dtype=np.float64) for key in self._frame_shapes}
+        for key, frame_shape in self._frame_shapes.items():
+            if values[key].shape != frame_shape:
+                raise ValueError(
+                    f"frame[{key!r}] has shape {values[key].shape}; the layout needs {frame_shape}"
+                )
+        if self._count == len(self._arrays["time"]):
+            self._arrays = {
+                key: np.concatenate([array, np.empty_like(array)])
+                for key, array in self._arrays.items()
+            }
+        for key, value in values.items():
+            self._arrays[key][self._count] = value
+        self._count += 1
+
+    def rows(self, start: int, stop: int) -> dict[str, FloatArray]:
+        """Views of frames start..stop-1, keyed like a frame, each (stop - start, *frame shape)."""
+        return {key: array[start:stop] for key, array in self._arrays.items()}
+
+
+class ResultsWriter:
+    """Collects an analysis's frames in memory and streams them to an HDF5 file.
+
+    Use as a context manager: leaving the block normally closes with status "complete"; an
+    exception closes with "failed" (KeyboardInterrupt: "interrupted") and the exception's text
+    as message, flushing the frames appended so far, and the exception propagates.
+
+    Args:
+        path: the HDF5 file to write, created (or overwritten) now with status "running";
+            None to keep the results in memory only.
+        layout: the model, analysis and element names; fixes the shape of every frame.
+        flush_interval: wall-clock seconds between flushes of the file [s]; 0 flushes on
+            every append.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None,
+        layout: ResultsLayout,
+        flush_interval: float = 2.0,
+    ) -> None:
+        self._path = None if path is None else Path(path)
+        self._layout = layout
+        self._flush_interval = flush_interval
+        self._frames = _FrameBuffer(layout)
+        self._file = None if self._path is None else _ResultsFile(self._path, layout)
+        self._frames_in_file = 0
+        self._last_flush = time.monotonic()
+        self._status = "running"
+        self._message = ""
+        self._stats: dict[str, int | float] = {}
+
+    @property
+    def path(self) -> Path | None:
+        """The HDF5 file being written, or None when the results are kept in memory only."""
+        return self._path
+
+    @property
+    def layout(self) -> ResultsLayout:
+        """The layout every frame must follow."""
+        return self._layout
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has been called."""
+        return self._status != "running"
+
+    def append(self, frame: Mapping[str, npt.ArrayLike]) -> None:
+        """Store one output instant; flush the file if flush_interval has passed since the last.
+
+        Args:
+            frame: one array per key of ``layout.frame_shapes()``, e.g. "time" (),
+                "body/position" (nb, 3); values are copied.
+        """
+        if self.closed:
+            raise RuntimeError(
+                f"cannot append to a ResultsWriter closed with status {self._status!r}"
+            )
+        self._frames.append(frame)
+        if time.monotonic() - self._last_flush >= self._flush_interval:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the frames not yet in the file and push the file to disk (no-op in memory)."""
+        if self._file is not None:
+            self._write_pending_frames()
+            self._file.flush()
+        self._last_flush = time.monotonic()
+
+    def close(
+        self, status: str, message: str = "", stats: Mapping[str, int | float] | None = None
+    ) -> None:
+        """Write the remaining frames, record how the run ended, and close the file.
+
+        Args:
+            status: "complete", "failed" or "interrupted".
+            message: why the run stopped, when it did not complete.
+            stats: solver statistics, stored as attributes of /stats.
+        """
+        if status not in FINAL_STATUSES:
+            raise ValueError(
+                f"cannot close with status {status!r}; use one of: {', '.join(FINAL_STATUSES)}"
+            )
+        if self.closed:
+            raise RuntimeError(f"ResultsWriter already closed with status {self._status!r}")
+        self._status, self._message, self._stats = status, message, dict(stats or {})
+        if self._file is not None:
+            self._write_pending_frames()
+            self._file.close(status, message, self._stats)
+
+    def results(self) -> Results:
+        """The results of the frames appended so far (status "running" until closed)."""
+        frames = self._frames.rows(0, len(self._frames))
+        return Results(self._layout, frames, self._status, self._message, self._stats)
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self.closed:
+            return
+        if exc is None:
+            self.close("complete")
+        else:
+            self.close("interrupted" if isinstance(exc, KeyboardInterrupt) else "failed", str(exc))
+
+    def _write_pending_frames(self) -> None:
+        assert self._file is not None
+        frame_count = len(self._frames)
+        if frame_count > self._frames_in_file:
+            self._file.append_rows(self._frames.rows(self._frames_in_file, frame_count))
+            self._frames_in_file = frame_count
+
+
+def save_results(results: Results, path: str | os.PathLike[str]) -> None:
+    """Write results to an HDF5 file in the layout of this module (overwrites the file)."""
+    results_file = _ResultsFile(path, results.layout)
+    try:
+        results_file.append_rows(results.arrays)
+    finally:
+        results_file.close(results.status, results.message, results.stats)
+
+
+def load_results(path: str | os.PathLike[str]) -> Results:
+    """Read results from an HDF5 file written by :class:`ResultsWriter` or :func:`save_results`.
+
+    A partial file (status "running", "failed" or "interrupted") gives the frames that had
+    been flushed.
+    """
+    with h5py.File(path, "r") as file:
+        version = file.attrs.get("format_version")
+        if version != FORMAT_VERSION:
+            raise ValueError(
+                f"{path}: results format_version {version!r}; this reader reads {FORMAT_VERSION}"
+            )
+        layout = ResultsLayout(
+            model_name=str(file.attrs["model_name"]),
+            analysis=str(file.attrs["analysis"]),
+            body_names=tuple(file["body/names"].asstr()[()]),
+            joint_names=tuple(file["joint/names"].asstr()[()]),
+            force_names=tuple(file["force/names"].asstr()[()]),
+        )
+        frame_count = int(file.attrs["frame_count"])
+        arrays = {key: file[key][:frame_count] for key in layout.frame_shapes()}
+        stats = {name: np.asarray(value).item() for name, value in file["stats"].attrs.items()}
+        return Results(layout, arrays, str(file.attrs["status"]), str(file.attrs["message"]), stats)

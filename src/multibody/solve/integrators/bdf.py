@@ -1,0 +1,172 @@
+"""Variable-order (1-5), variable-step BDF in the quasi-constant step-size difference form.
+
+The history is the array of backward differences ``D`` of the solution; a change of step size
+rescales it (Shampine & Reichelt, "The MATLAB ODE suite", 1997, the form scipy's BDF uses), and
+the order moves by one when the error estimates of the neighbouring orders predict a longer
+step. The implicit solve of each step is left to the problem (``ImplicitProblem.correct``),
+which is how DAE forms such as I3 and SI2 plug in. Dense output is the interpolating
+polynomial of the backward differences.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from multibody.solve.integrators.base import (
+    FloatArray,
+    ImplicitProblem,
+    IntegrationError,
+    Statistics,
+    rms,
+)
+
+
+def _difference_rescaling(order: int, factor: float) -> FloatArray:
+    """Matrix ``R`` that maps backward differences for step ``h`` to step ``factor * h``."""
+    i = np.arange(1, order + 1)[:, None]
+    j = np.arange(1, order + 1)
+    M = np.zeros((order + 1, order + 1))
+    M[1:, 1:] = (i - 1 - factor * j) / i
+    M[0] = 1.0
+    return np.cumprod(M, axis=0)
+
+
+class BDF:
+    """Backward differentiation formulas of orders 1 to 5 with error-controlled step and order."""
+
+    max_order = 5
+    newton_max_iterations = 5
+    min_factor = 0.2
+    max_factor = 10.0
+    gamma = np.hstack([0.0, np.cumsum(1.0 / np.arange(1, max_order + 1))])
+    alpha = gamma
+    """coefficient of the new difference in the corrector equation (plain BDF: kappa = 0)"""
+    error_constant = 1.0 / np.arange(1, max_order + 3)
+    """leading local-error constant per order: 1 / (k + 1)"""
+
+    def __init__(
+        self,
+        problem: ImplicitProblem,
+        t0: float,
+        y0: FloatArray,
+        y_dot0: FloatArray,
+        z0: FloatArray,
+        t_bound: float,
+        rtol: float,
+        atol: float,
+        max_step: float = np.inf,
+        first_step: float | None = None,
+    ) -> None:
+        self.problem = problem
+        self.t = float(t0)
+        self.t_old = float(t0)
+        self.t_bound = float(t_bound)
+        self.y = np.asarray(y0, dtype=float).copy()
+        self.z = np.asarray(z0, dtype=float).copy()
+        self.rtol, self.atol = rtol, atol
+        self.max_step = max_step
+        self.stats = Statistics()
+        self.newton_tolerance = max(10.0 * np.finfo(float).eps / rtol, min(0.03, rtol**0.5))
+        weights = problem.error_weights(self.y, 1.0, rtol, atol)
+        if first_step is None:
+            scale_y, scale_rate = rms(self.y * weights), rms(y_dot0 * weights)
+            first_step = 1e-6 if scale_y < 1e-5 or scale_rate < 1e-5 else 0.01 * scale_y / scale_rate
+        self.h = float(min(first_step, max_step, abs(t_bound - t0) or 1.0, 0.01 * max(abs(t_bound - t0), 1e-300)))
+        self.order = 1
+        self.n_equal_steps = 0
+        self.D = np.zeros((self.max_order + 3, self.y.size))
+        self.D[0] = self.y
+        self.D[1] = self.h * np.asarray(y_dot0, dtype=float)
+        self.refresh_jacobian = True
+        self._last_differences = self.D[:1].copy()
+        self.order_of_last_step = 0
+
+    def _rescale(self, factor: float) -> None:
+        order = self.order
+        RU = _difference_rescaling(order, factor) @ _difference_rescaling(order, 1.0)
+        self.D[: order + 1] = RU.T @ self.D[: order + 1]
+        self.h *= factor
+        self.n_equal_steps = 0
+
+    def step(self) -> None:
+        """Advance one accepted step (``t_old`` -> ``t``); raises ``IntegrationError``."""
+        t, order = self.t, self.order
+        min_step = 10.0 * np.finfo(float).eps * max(abs(t), 1.0)
+        if self.h > self.max_step:
+            self._rescale(self.max_step / self.h)
+        while True:
+            if self.h < min_step:
+                raise IntegrationError(
+                    f"step size {self.h:.3g} s fell below the smallest usable step at t = {t:.6g} s", t, self.h
+                )
+            if t + self.h > self.t_bound:
+                self._rescale((self.t_bound - t) / self.h)
+            t_new = self.t_bound if t + self.h >= self.t_bound else t + self.h
+            h = self.h
+            D = self.D
+            predicted = np.sum(D[: order + 1], axis=0)
+            weights = self.problem.error_weights(predicted, h, self.rtol, self.atol)
+            psi = (D[1 : order + 1].T @ self.gamma[1 : order + 1]) / self.alpha[order]
+            c = h / self.alpha[order]
+            refreshed = self.refresh_jacobian
+            correction = self.problem.correct(
+                t_new, predicted, predicted - psi, c, self.z, weights, self.newton_tolerance, refreshed
+            )
+            self.refresh_jacobian = False
+            self.stats.newton_iterations += correction.iterations
+            self.stats.factorizations += 1
+            self.stats.jacobian_evaluations += int(refreshed)
+            if not correction.converged:
+                self.stats.newton_failures += 1
+                if not refreshed:
+                    self.refresh_jacobian = True
+                else:
+                    self._rescale(0.5)
+                    if self.h < min_step:
+                        raise IntegrationError(
+                            f"Newton iteration did not converge at t = {t_new:.6g} s with step size {h:.3g} s "
+                            f"(increment norm {correction.residual:.3g}); {correction.diagnosis}",
+                            t_new, h,
+                        )
+                continue
+            y_new = self.problem.finalize(correction.y)
+            d = y_new - predicted
+            error_norm = rms(self.error_constant[order] * d * weights)
+            if error_norm > 1.0:
+                self.stats.rejected_steps += 1
+                safety = 0.9 * (2 * self.newton_max_iterations + 1) / (2 * self.newton_max_iterations + correction.iterations)
+                self._rescale(max(self.min_factor, safety * error_norm ** (-1.0 / (order + 1))))
+                continue
+            break
+
+        self.stats.steps += 1
+        self.n_equal_steps += 1
+        self.t_old, self.t = t, t_new
+        self.y, self.z = y_new, correction.z
+        D[order + 2] = d - D[order + 1]
+        D[order + 1] = d
+        for i in reversed(range(order + 1)):
+            D[i] += D[i + 1]
+        self._last_differences = D[: order + 1].copy()
+        self.order_of_last_step = order
+        if self.n_equal_steps < order + 1:
+            return
+        error_lower = rms(self.error_constant[order - 1] * D[order] * weights) if order > 1 else np.inf
+        error_higher = rms(self.error_constant[order + 1] * D[order + 2] * weights) if order < self.max_order else np.inf
+        with np.errstate(divide="ignore"):
+            factors = np.array([error_lower, error_norm, error_higher]) ** (-1.0 / np.arange(order, order + 3))
+        self.order = order + int(np.argmax(factors)) - 1
+        safety = 0.9 * (2 * self.newton_max_iterations + 1) / (2 * self.newton_max_iterations + correction.iterations)
+        self._rescale(min(self.max_factor, safety * float(np.max(factors))))
+
+    def dense_output(self, t: float | FloatArray) -> FloatArray:
+        """Solution interpolated at ``t`` within the last step ``[t_old, t]``: (n,) or (len(t), n)."""
+        order = self.order_of_last_step
+        h = self.t - self.t_old
+        shift = self.t - h * np.arange(order)
+        denominator = h * (1.0 + np.arange(order))
+        times = np.atleast_1d(np.asarray(t, dtype=float))
+        x = (times[:, None] - shift) / denominator
+        products = np.cumprod(x, axis=1)
+        values = self._last_differences[0] + products @ self._last_differences[1:]
+        return values[0] if np.ndim(t) == 0 else values

@@ -1,0 +1,91 @@
+"""Linear algebra: dense/sparse LU behind one interface, saddle-point matrices, and the
+rank-revealing search for linearly dependent (redundant) constraint rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from numpy.typing import NDArray
+
+Matrix = NDArray[np.float64] | sp.spmatrix
+
+
+class SingularMatrixError(np.linalg.LinAlgError):
+    """A matrix that had to be factorized is singular (or numerically so)."""
+
+
+class Factorization:
+    """LU factors of a square matrix, dense (LAPACK) or sparse (SuperLU); ``solve(b)`` reuses them."""
+
+    def __init__(self, matrix: Matrix) -> None:
+        self.sparse = sp.issparse(matrix)
+        if self.sparse:
+            try:
+                self._lu = spla.splu(sp.csc_matrix(matrix))
+            except RuntimeError as error:  # SuperLU: "Factor is exactly singular"
+                raise SingularMatrixError(str(error)) from None
+        else:
+            with np.errstate(all="ignore"):
+                lu, piv = la.lu_factor(matrix, check_finite=False)
+            diagonal = np.abs(np.diag(lu))
+            if not np.all(np.isfinite(lu)) or diagonal.min(initial=np.inf) <= 1e-14 * max(diagonal.max(initial=0.0), 1e-300):
+                raise SingularMatrixError("matrix is singular to working precision")
+            self._lu = (lu, piv)
+
+    def solve(self, rhs: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``matrix^-1 rhs`` for a vector or a matrix of right-hand sides."""
+        if self.sparse:
+            return self._lu.solve(rhs)
+        return la.lu_solve(self._lu, rhs, check_finite=False)
+
+
+def saddle_point_matrix(A: Matrix, G: Matrix) -> Matrix:
+    """``[[A, G^T], [G, 0]]``, sparse if either block is."""
+    if sp.issparse(A) or sp.issparse(G):
+        return sp.bmat([[sp.csr_matrix(A), sp.csr_matrix(G).T], [sp.csr_matrix(G), None]], format="csc")
+    m = G.shape[0]
+    return np.block([[A, G.T], [G, np.zeros((m, m))]])
+
+
+def to_dense(matrix: Matrix) -> NDArray[np.float64]:
+    """A dense copy of a dense or sparse matrix."""
+    return matrix.toarray() if sp.issparse(matrix) else np.asarray(matrix)
+
+
+@dataclass(frozen=True)
+class DependentRow:
+    """Row ``row`` of a matrix lies in the span of earlier rows ``depends_on`` (indices)."""
+
+    row: int
+    depends_on: tuple[int, ...]
+
+
+def dependent_rows(matrix: Matrix, tolerance: float = 1e-9) -> list[DependentRow]:
+    """Rows of ``matrix`` that are linear combinations of the rows before them, in order.
+
+    Gram-Schmidt in row order (with one re-orthogonalization pass for stability) keeps the
+    model order: row ``k`` is dependent when its part orthogonal to the earlier independent
+    rows is below ``tolerance`` times its norm. It depends on the earlier independent rows
+    with a coefficient above ``tolerance`` in the least-squares combination.
+    """
+    G = to_dense(matrix)
+    basis = np.zeros((0, G.shape[1]))
+    independent: list[int] = []
+    found = []
+    for row, g in enumerate(G):
+        norm = np.linalg.norm(g)
+        residual = g - basis.T @ (basis @ g)
+        residual -= basis.T @ (basis @ residual)
+        remainder = np.linalg.norm(residual)
+        if remainder > tolerance * max(norm, 1e-300):
+            basis = np.vstack([basis, residual / remainder])
+            independent.append(row)
+            continue
+        coefficients = np.linalg.lstsq(G[independent].T, g, rcond=None)[0] if independent else np.zeros(0)
+        depends_on = tuple(independent[n] for n in np.flatnonzero(np.abs(coefficients) > tolerance * max(norm, 1e-300)))
+        found.append(DependentRow(row, depends_on))
+    return found

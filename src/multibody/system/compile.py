@@ -1,0 +1,241 @@
+"""Model -> System: number everything, group elements by kind, find redundant constraints."""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import numpy as np
+
+from multibody.formulation import frames as kinematics
+from multibody.formulation import rotations
+from multibody.formulation.constraints import JacobianAssembler, position_level
+from multibody.model.forces import Bushing, PointForce, PointTorque, SpringDamper, TorsionSpring
+from multibody.model.functions import TimeFunction
+from multibody.model.joints.base import AXIS_INDEX, Joint
+from multibody.model.joints.primitives import Distance
+from multibody.model.marker import Marker
+from multibody.model.model import Model
+from multibody.model.motion import Motion
+from multibody.solve.linear import dependent_rows
+from multibody.system.drivers import IntegratedAcceleration, IntegratedVelocity
+from multibody.system.system import (
+    CONSTRAINT_KINDS,
+    AppliedLoads,
+    Bushings,
+    ConstraintRows,
+    RedundantRow,
+    SpringDampers,
+    System,
+    TorsionSprings,
+)
+
+UNSPECIFIED_FREEDOM = 1e6
+"""Inverse assembly weight of an initial condition the user did not give (ADAMS: weight 1e-6)."""
+
+
+class RedundantConstraintWarning(UserWarning):
+    """Constraint equations that repeat others were removed; their reactions are not unique."""
+
+
+def compile_model(model: Model) -> System:
+    """Freeze ``model`` into a ``System`` (see ``multibody.system.system``)."""
+    bodies = list(model.bodies.values())
+    body_index = {id(body): k for k, body in enumerate(bodies)}
+    body_index[id(model.ground)] = -1
+    markers: list[Marker] = [*model.ground.markers.values()] + [m for b in bodies for m in b.markers.values()]
+    marker_index = {id(m): k for k, m in enumerate(markers)}
+
+    q0 = np.concatenate([np.hstack([b.position, rotations.euler_parameters_from_rotation(b.orientation)]) for b in bodies]) if bodies else np.zeros(0)
+    v0 = np.concatenate([np.hstack([b.velocity, b.orientation.T @ b.angular_velocity]) for b in bodies]) if bodies else np.zeros(0)
+    position_freedom, velocity_freedom = _assembly_freedoms(bodies)
+
+    constraints: list[Joint | Motion] = model.constraints()
+    system = System(
+        name=model.name,
+        gravity=model.gravity.copy(),
+        body_names=tuple(b.name for b in bodies),
+        mass=np.array([b.mass for b in bodies]),
+        inertia=np.array([b.inertia for b in bodies]).reshape(-1, 3, 3),
+        marker_names=tuple(m.full_name for m in markers),
+        marker_body=np.array([body_index[id(m.body)] for m in markers], dtype=np.int64),
+        marker_position=np.array([m.position for m in markers]).reshape(-1, 3),
+        marker_orientation=np.array([m.orientation for m in markers]).reshape(-1, 3, 3),
+        constraint_names=tuple(c.name for c in constraints),
+        constraint_kinds=tuple(c.kind for c in constraints),
+        constraint_markers=np.array(
+            [[marker_index[id(c.i_marker)], marker_index[id(c.j_marker)]] for c in constraints], dtype=np.int64
+        ).reshape(-1, 2),
+        all_rows=_constraint_rows(constraints, marker_index),
+        active=np.zeros(0, dtype=np.int64),
+        rows=_constraint_rows([], marker_index),
+        redundant=(),
+        force_names=tuple(model.forces),
+        force_markers=np.array(
+            [[marker_index[id(f.i_marker)], -1 if f.j_marker is None else marker_index[id(f.j_marker)]] for f in model.forces.values()],
+            dtype=np.int64,
+        ).reshape(-1, 2),
+        **_force_groups(model, marker_index),
+        q0=q0,
+        v0=v0,
+        position_freedom=position_freedom,
+        velocity_freedom=velocity_freedom,
+        adjacency=_adjacency(model, body_index, len(bodies)),
+    )
+    # Velocity and acceleration motions start from the joint coordinate in the input configuration.
+    drivers = _driver_functions(system, constraints)
+    all_rows = dataclasses.replace(system.all_rows, driver=drivers)
+    system = dataclasses.replace(system, all_rows=all_rows, active=np.arange(len(all_rows)), rows=all_rows)
+    return _remove_redundant(system)
+
+
+def _assembly_freedoms(bodies: list) -> tuple[np.ndarray, np.ndarray]:
+    """Inverse weights per velocity-space coordinate: 0 exact, 1 given, large when unspecified."""
+    position, velocity = [], []
+    for body in bodies:
+        def freedom(component: str, given: str) -> float:
+            if component in body.exact or given in body.exact:
+                return 0.0
+            return 1.0 if body.given[given] else UNSPECIFIED_FREEDOM
+
+        position += [freedom(c, "position") for c in ("x", "y", "z")] + [freedom("orientation", "orientation")] * 3
+        velocity += [freedom(c, "velocity") for c in ("vx", "vy", "vz")] + [freedom("angular_velocity", "angular_velocity")] * 3
+    return np.array(position), np.array(velocity)
+
+
+def _constraint_rows(constraints: list, marker_index: dict[int, int]) -> ConstraintRows:
+    kind, i_marker, j_marker, i_axis, j_axis, parameter, element, label = ([] for _ in range(8))
+    for c_index, constraint in enumerate(constraints):
+        for row in constraint.constraint_rows():
+            kind.append(CONSTRAINT_KINDS.index(row.kind))
+            i_marker.append(marker_index[id(constraint.i_marker)])
+            j_marker.append(marker_index[id(constraint.j_marker)])
+            driver = row.kind.endswith("_driver")
+            i_axis.append(AXIS_INDEX["x"] if row.kind == "rotation_driver" else row.i_axis)
+            j_axis.append(AXIS_INDEX["z"] if driver else row.j_axis)
+            parameter.append(constraint.distance if isinstance(constraint, Distance) else 0.0)
+            element.append(c_index)
+            label.append(row.label)
+    return ConstraintRows(
+        kind=np.array(kind, dtype=np.int64),
+        i_marker=np.array(i_marker, dtype=np.int64),
+        j_marker=np.array(j_marker, dtype=np.int64),
+        i_axis=np.array(i_axis, dtype=np.int64),
+        j_axis=np.array(j_axis, dtype=np.int64),
+        parameter=np.array(parameter, dtype=float),
+        element=np.array(element, dtype=np.int64),
+        label=tuple(label),
+        driver=(None,) * len(kind),
+    )
+
+
+def _driver_functions(system: System, constraints: list) -> tuple[TimeFunction | None, ...]:
+    """The prescribed coordinate f(t) of every driver row (None for the other rows)."""
+    frames = kinematics.pose(system, system.q0, 0.0)
+    motion = kinematics.twist(system, frames, system.v0)
+    drivers: list[TimeFunction | None] = []
+    for row_element in system.all_rows.element:
+        constraint = constraints[row_element]
+        if not isinstance(constraint, Motion):
+            drivers.append(None)
+            continue
+        i, j = system.constraint_markers[row_element]
+        R_I, R_J = frames.R_WM[i], frames.R_WM[j]
+        d = frames.p_WM_W[i] - frames.p_WM_W[j]
+        if constraint.coordinate == "rotation":
+            initial = float(np.arctan2(R_I[:, 0] @ R_J[:, 1], R_I[:, 0] @ R_J[:, 0]))
+            w = motion.w_WB_W[system.marker_body]
+            initial_rate = float(R_J[:, 2] @ (w[i] - w[j]))
+        else:
+            initial = float(R_J[:, 2] @ d)
+            w_j = motion.w_WB_W[system.marker_body[j]]
+            initial_rate = float(R_J[:, 2] @ (motion.v_WM_W[i] - motion.v_WM_W[j] - np.cross(w_j, d)))
+        if constraint.level == "displacement":
+            drivers.append(constraint.function)
+        elif constraint.level == "velocity":
+            drivers.append(IntegratedVelocity(constraint.function, initial))
+        else:
+            drivers.append(IntegratedAcceleration(constraint.function, initial, initial_rate))
+    return tuple(drivers)
+
+
+def _force_groups(model: Model, marker_index: dict[int, int]) -> dict:
+    forces = list(model.forces.values())
+
+    def members(kind: type) -> list[tuple[int, object]]:
+        return [(k, f) for k, f in enumerate(forces) if isinstance(f, kind)]
+
+    def ids(group: list, attribute: str) -> np.ndarray:
+        return np.array([marker_index[id(getattr(f, attribute))] for _, f in group], dtype=np.int64)
+
+    def values(group: list, attribute: str, shape: tuple[int, ...] = ()) -> np.ndarray:
+        return np.array([getattr(f, attribute) for _, f in group], dtype=float).reshape((-1, *shape))
+
+    def element(group: list) -> np.ndarray:
+        return np.array([k for k, _ in group], dtype=np.int64)
+
+    springs = members(SpringDamper)
+    torsion = members(TorsionSpring)
+    bushings = members(Bushing)
+    loads = members((PointForce, PointTorque))
+    return {
+        "spring_dampers": SpringDampers(
+            element(springs), ids(springs, "i_marker"), ids(springs, "j_marker"), values(springs, "stiffness"),
+            values(springs, "damping"), values(springs, "free_length"), values(springs, "preload"),
+            tuple(f.actuator for _, f in springs),
+        ),
+        "torsion_springs": TorsionSprings(
+            element(torsion), ids(torsion, "i_marker"), ids(torsion, "j_marker"), values(torsion, "stiffness"),
+            values(torsion, "damping"), values(torsion, "free_angle"), values(torsion, "preload"),
+        ),
+        "bushings": Bushings(
+            element(bushings), ids(bushings, "i_marker"), ids(bushings, "j_marker"),
+            *(values(bushings, a, (3,)) for a in (
+                "stiffness", "damping", "rotational_stiffness", "rotational_damping", "preload_force", "preload_torque"
+            )),
+        ),
+        "applied_loads": AppliedLoads(
+            element(loads), ids(loads, "i_marker"), tuple(f.law for _, f in loads),
+            tuple(f.frame == "marker" for _, f in loads), tuple(isinstance(f, PointTorque) for _, f in loads),
+        ),
+    }
+
+
+def _adjacency(model: Model, body_index: dict[int, int], n_bodies: int) -> tuple[tuple[int, ...], ...]:
+    neighbours = [{b} for b in range(n_bodies)]
+    for element in [*model.constraints(), *model.forces.values()]:
+        bodies = {body_index[id(m.body)] for m in element.attached_markers()} - {-1}
+        for b in bodies:
+            neighbours[b] |= bodies
+    return tuple(tuple(sorted(n)) for n in neighbours)
+
+
+def _remove_redundant(system: System) -> System:
+    """Find rows dependent on earlier rows at the input configuration, warn, and drop them."""
+    if len(system.all_rows) == 0:
+        return system
+    frames = kinematics.pose(system, system.q0, 0.0)
+    _, jacobian, _ = position_level(system, system.all_rows, frames)
+    G = JacobianAssembler(system, system.all_rows, sparse=False).assemble(frames, jacobian)
+    found = dependent_rows(G)
+    if not found:
+        return system
+    names = system.constraint_names
+    element_of = system.all_rows.element
+    redundant = tuple(
+        RedundantRow(
+            row=d.row,
+            element=names[element_of[d.row]],
+            label=system.all_rows.label[d.row],
+            depends_on=tuple(dict.fromkeys(names[element_of[r]] for r in d.depends_on)),
+        )
+        for d in found
+    )
+    active = np.setdiff1d(np.arange(len(system.all_rows)), [r.row for r in redundant])
+    warnings.warn(
+        f"model '{system.name}': {len(redundant)} redundant constraint equations removed "
+        f"(their reactions are not unique):\n  " + "\n  ".join(r.message() for r in redundant),
+        RedundantConstraintWarning,
+        stacklevel=3,
+    )
+    return dataclasses.replace(system, active=active, rows=system.all_rows.subset(active), redundant=redundant)

@@ -1,0 +1,215 @@
+"""System: the frozen, numbered form of a Model that the formulation and analyses read.
+
+Bodies are numbered 0..nb-1; index ``-1`` (the last row of every per-body array that has
+``nb + 1`` rows) is the ground, so marker and element arrays can index bodies directly.
+Constraint rows and force elements are stored as flat arrays grouped by kind (struct of
+arrays), so each kind is evaluated in one vectorized call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from multibody.model.forces.applied import LoadLaw
+from multibody.model.functions import TimeFunction
+
+IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
+GROUND = -1
+
+CONSTRAINT_KINDS = ("coincident", "perpendicular", "in_plane", "distance", "rotation_driver", "translation_driver")
+
+
+@dataclass(frozen=True)
+class ConstraintRows:
+    """All scalar constraint rows, model order. Per row: the kind code (index into
+    ``CONSTRAINT_KINDS``), I and J marker indices, axis indices, a parameter (distance [m]),
+    the owning element index into ``System.constraint_names``, and a readable label."""
+
+    kind: IntArray
+    i_marker: IntArray
+    j_marker: IntArray
+    i_axis: IntArray
+    j_axis: IntArray
+    parameter: FloatArray
+    element: IntArray
+    label: tuple[str, ...]
+    driver: tuple[TimeFunction | None, ...]
+    """Prescribed joint coordinate f(t) of each driver row, None for other rows."""
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def subset(self, rows: IntArray) -> ConstraintRows:
+        """The rows ``rows`` (indices), same order."""
+        return ConstraintRows(
+            self.kind[rows], self.i_marker[rows], self.j_marker[rows], self.i_axis[rows], self.j_axis[rows],
+            self.parameter[rows], self.element[rows], tuple(self.label[r] for r in rows),
+            tuple(self.driver[r] for r in rows),
+        )
+
+
+@dataclass(frozen=True)
+class SpringDampers:
+    """Translational spring-damper-actuators (see ``SpringDamper``)."""
+
+    element: IntArray
+    i_marker: IntArray
+    j_marker: IntArray
+    stiffness: FloatArray
+    damping: FloatArray
+    free_length: FloatArray
+    preload: FloatArray
+    actuator: tuple[TimeFunction | None, ...]
+
+
+@dataclass(frozen=True)
+class TorsionSprings:
+    """Rotational spring-dampers about revolute axes (see ``TorsionSpring``)."""
+
+    element: IntArray
+    i_marker: IntArray
+    j_marker: IntArray
+    stiffness: FloatArray
+    damping: FloatArray
+    free_angle: FloatArray
+    preload: FloatArray
+
+
+@dataclass(frozen=True)
+class Bushings:
+    """Linear bushings (see ``Bushing``); 3-vectors per element, J axes."""
+
+    element: IntArray
+    i_marker: IntArray
+    j_marker: IntArray
+    stiffness: FloatArray
+    damping: FloatArray
+    rotational_stiffness: FloatArray
+    rotational_damping: FloatArray
+    preload_force: FloatArray
+    preload_torque: FloatArray
+
+
+@dataclass(frozen=True)
+class AppliedLoads:
+    """Point forces and torques: one Python law per element (user callables cannot be vectorized)."""
+
+    element: IntArray
+    marker: IntArray
+    law: tuple[LoadLaw, ...]
+    in_marker_axes: tuple[bool, ...]
+    is_torque: tuple[bool, ...]
+
+
+@dataclass(frozen=True)
+class RedundantRow:
+    """A constraint row found linearly dependent on earlier rows at the input configuration."""
+
+    row: int
+    element: str
+    label: str
+    depends_on: tuple[str, ...]
+
+    def message(self) -> str:
+        """``joint 'D': rotation about x is redundant with 'A', 'B', 'C'``."""
+        others = ", ".join(f"'{name}'" for name in self.depends_on) or "earlier rows of itself"
+        return f"'{self.element}': {self.label} is redundant with {others}"
+
+
+@dataclass(frozen=True)
+class System:
+    """A compiled model: numbers only, never mutated by analyses."""
+
+    name: str
+    gravity: FloatArray
+    body_names: tuple[str, ...]
+    mass: FloatArray
+    """(nb,) [kg]"""
+    inertia: FloatArray
+    """(nb, 3, 3) about the CM, body axes [kg m^2]"""
+    marker_names: tuple[str, ...]
+    """``body/marker`` per marker"""
+    marker_body: IntArray
+    """(nm,) body index, -1 for ground"""
+    marker_position: FloatArray
+    """(nm, 3) marker origin from the body CM, body axes (ground: world) [m]"""
+    marker_orientation: FloatArray
+    """(nm, 3, 3) ``R_BM``"""
+    constraint_names: tuple[str, ...]
+    """joints, primitives and motions, in model order"""
+    constraint_kinds: tuple[str, ...]
+    """"joint", "joint primitive" or "motion" per constraint element"""
+    constraint_markers: IntArray
+    """(nc, 2) I and J marker of each constraint element"""
+    all_rows: ConstraintRows
+    """every row, redundant ones included"""
+    active: IntArray
+    """indices into ``all_rows`` of the rows the analyses enforce"""
+    rows: ConstraintRows
+    """the active rows, ``all_rows.subset(active)``"""
+    redundant: tuple[RedundantRow, ...]
+    force_names: tuple[str, ...]
+    force_markers: IntArray
+    """(nf, 2) I and J marker per force element (J = -1 when action-only)"""
+    spring_dampers: SpringDampers
+    torsion_springs: TorsionSprings
+    bushings: Bushings
+    applied_loads: AppliedLoads
+    q0: FloatArray
+    """(7 nb,) input positions: per body CM position [m] and Euler parameters"""
+    v0: FloatArray
+    """(6 nb,) input velocities: per body CM velocity (world) [m/s] and angular velocity (body) [rad/s]"""
+    position_freedom: FloatArray
+    """(6 nb,) inverse assembly weights of the position inputs (0 exact, 1 given, 1e6 unspecified)"""
+    velocity_freedom: FloatArray
+    """(6 nb,) the same for velocities"""
+    adjacency: tuple[tuple[int, ...], ...] = field(repr=False)
+    """per body, the bodies coupled to it by a constraint or force element (itself included)"""
+
+    @property
+    def n_bodies(self) -> int:
+        return len(self.body_names)
+
+    @property
+    def n_positions(self) -> int:
+        """Number of position coordinates, 7 per body."""
+        return 7 * self.n_bodies
+
+    @property
+    def n_velocities(self) -> int:
+        """Number of velocity coordinates, 6 per body."""
+        return 6 * self.n_bodies
+
+    @property
+    def gruebler_dof(self) -> int:
+        """6 per body minus the number of constraint rows (redundant ones included)."""
+        return self.n_velocities - len(self.all_rows)
+
+    @property
+    def dof(self) -> int:
+        """6 per body minus the rank of the constraint Jacobian."""
+        return self.n_velocities - len(self.active)
+
+    def body_index(self, name: str) -> int:
+        """Index of body ``name`` (KeyError lists the bodies)."""
+        try:
+            return self.body_names.index(name)
+        except ValueError:
+            raise KeyError(f"no body '{name}'; bodies are: {', '.join(self.body_names)}") from None
+
+    def summary(self) -> str:
+        """The model summary printed by ``multibody info`` and ``run``."""
+        lines = [
+            f"model '{self.name}': {self.n_bodies} bodies, {len(self.constraint_names)} constraints "
+            f"({len(self.all_rows)} equations), {len(self.force_names)} force elements",
+            f"  gravity {np.round(self.gravity, 6).tolist()} m/s^2",
+            f"  degrees of freedom: {self.dof} (Gruebler count {self.gruebler_dof})",
+        ]
+        if self.redundant:
+            lines.append(f"  {len(self.redundant)} redundant equations removed (their reactions are not unique):")
+            lines += [f"    {r.message()}" for r in self.redundant]
+        return "\n".join(lines)
