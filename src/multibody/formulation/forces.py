@@ -70,13 +70,17 @@ def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
     torsion = system.torsion_springs
     if torsion.element.size:
         i, j = torsion.i_marker, torsion.j_marker
-        x_I, x_J, y_J, z_J = R_WM[i][:, :, 0], R_WM[j][:, :, 0], R_WM[j][:, :, 1], R_WM[j][:, :, 2]
-        angle = np.arctan2(_dot(x_I, y_J), _dot(x_I, x_J))
+        x_I, x_J, y_J = R_WM[i][:, :, 0], R_WM[j][:, :, 0], R_WM[j][:, :, 1]
+        sine, cosine = _dot(x_I, y_J), _dot(x_I, x_J)
+        angle = np.arctan2(sine, cosine)
         deflection = np.mod(angle - torsion.free_angle + np.pi, 2.0 * np.pi) - np.pi
-        rate = _dot(z_J, w_M[i] - w_M[j])
+        # d(angle)/dt = axis . (w_I - w_J); the axis is z_J when the revolute holds, and this exact
+        # gradient keeps the spring conservative even while the joint is slightly violated.
+        axis = (cosine[:, None] * np.cross(x_I, y_J) - sine[:, None] * np.cross(x_I, x_J)) / (sine**2 + cosine**2)[:, None]
+        rate = _dot(axis, w_M[i] - w_M[j])
         nonconservative = -torsion.damping * rate
         scalar = -torsion.stiffness * deflection + torsion.preload + nonconservative
-        torque[torsion.element] = scalar[:, None] * z_J
+        torque[torsion.element] = scalar[:, None] * axis
         value[torsion.element] = scalar
         potential += float(np.sum(0.5 * torsion.stiffness * deflection**2 - torsion.preload * deflection))
         power += float(np.sum(nonconservative * rate))
