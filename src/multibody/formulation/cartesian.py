@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from multibody.formulation import constraints, forces
 from multibody.formulation import frames as kinematics
 from multibody.formulation.frames import Pose, Twist
-from multibody.formulation.rotations import FloatArray
+from multibody.formulation.rotations import FloatArray, cross
 from multibody.solve.linear import Factorization, Matrix, saddle_point_matrix
 from multibody.system.system import ConstraintRows, System
 
@@ -75,7 +75,7 @@ class CartesianFormulation:
         wrench = forces.generalized_element_forces(s, frames, loads)[:-1]
         wrench[:, :3] += s.mass[:, None] * s.gravity
         w_B = motion.w_WB_B
-        wrench[:, 3:] -= np.cross(w_B, np.einsum("bij,bj->bi", s.inertia, w_B))
+        wrench[:, 3:] -= cross(w_B, np.einsum("bij,bj->bi", s.inertia, w_B))
         return wrench.reshape(-1)
 
     def constraint_residual(self, q: FloatArray, t: float) -> tuple[FloatArray, Matrix, FloatArray]:

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from multibody.formulation.frames import Pose, Twist
-from multibody.formulation.rotations import FloatArray
+from multibody.formulation.rotations import FloatArray, cross
 from multibody.system.system import CONSTRAINT_KINDS, ConstraintRows, System
 
 KIND = {name: code for code, name in enumerate(CONSTRAINT_KINDS)}
@@ -102,9 +102,9 @@ def position_level(
     def translational(k: np.ndarray, direction: FloatArray, j_direction_turns: bool) -> None:
         """Row ``direction . d``: moving points I (body i) and J (body j)."""
         g_vi[k] = direction
-        g_wi[k] = np.cross(geo.p_I_from_i[k], direction)
+        g_wi[k] = cross(geo.p_I_from_i[k], direction)
         g_vj[k] = -direction
-        g_wj[k] = np.cross(direction, e_J[k]) if j_direction_turns else -np.cross(geo.p_J_from_j[k], direction)
+        g_wj[k] = cross(direction, e_J[k]) if j_direction_turns else -cross(geo.p_J_from_j[k], direction)
 
     k = np.flatnonzero(rows.kind == KIND["coincident"])
     if k.size:
@@ -115,7 +115,7 @@ def position_level(
     k = np.flatnonzero(rows.kind == KIND["perpendicular"])
     if k.size:
         phi[k] = _dot(geo.a_I[k], geo.b_J[k])
-        axb = np.cross(geo.a_I[k], geo.b_J[k])
+        axb = cross(geo.a_I[k], geo.b_J[k])
         g_wi[k], g_wj[k] = axb, -axb
 
     k = np.flatnonzero(rows.kind == KIND["in_plane"])
@@ -145,7 +145,7 @@ def position_level(
         c, s = np.cos(f), np.sin(f)
         phi[k] = c * sine - s * cosine  # sin(theta - f)
         nu[k] = f_dot * (s * sine + c * cosine)
-        g = c[:, None] * np.cross(x_I, y_J) - s[:, None] * np.cross(x_I, x_J)
+        g = c[:, None] * cross(x_I, y_J) - s[:, None] * cross(x_I, x_J)
         g_wi[k], g_wj[k] = g, -g
 
     return phi, ConstraintJacobian(g_vi, g_wi, g_vj, g_wj), nu
@@ -159,19 +159,19 @@ def acceleration_rhs(system: System, rows: ConstraintRows, frames: Pose, motion:
     gamma = np.zeros(m)
     w_i, w_j = motion.w_WB_W[geo.body_i], motion.w_WB_W[geo.body_j]
     # Centripetal accelerations of points I (on body i) and J (on body j).
-    centripetal = np.cross(w_i, np.cross(w_i, geo.p_I_from_i)) - np.cross(w_j, np.cross(w_j, geo.p_J_from_j))
+    centripetal = cross(w_i, cross(w_i, geo.p_I_from_i)) - cross(w_j, cross(w_j, geo.p_J_from_j))
     d_dot = motion.v_WM_W[rows.i_marker] - motion.v_WM_W[rows.j_marker]
 
     def turning_dot(k: np.ndarray, a: FloatArray, b: FloatArray) -> tuple[FloatArray, FloatArray]:
         """For ``a . b`` with ``a`` on body i and ``b`` on body j: (rate, minus the quadratic part)."""
-        rate = _dot(np.cross(a, b), w_i[k] - w_j[k])
-        quadratic = _dot(np.cross(np.cross(w_i[k], a), b) + np.cross(a, np.cross(w_j[k], b)), w_i[k] - w_j[k])
+        rate = _dot(cross(a, b), w_i[k] - w_j[k])
+        quadratic = _dot(cross(cross(w_i[k], a), b) + cross(a, cross(w_j[k], b)), w_i[k] - w_j[k])
         return rate, -quadratic
 
     def turning_plane(k: np.ndarray, b: FloatArray) -> FloatArray:
         """``-(quadratic part)`` of ``b . d`` with ``b`` turning with body j."""
-        wb = np.cross(w_j[k], b)
-        return -(_dot(np.cross(w_j[k], wb), geo.d[k]) + 2.0 * _dot(wb, d_dot[k]) + _dot(b, centripetal[k]))
+        wb = cross(w_j[k], b)
+        return -(_dot(cross(w_j[k], wb), geo.d[k]) + 2.0 * _dot(wb, d_dot[k]) + _dot(b, centripetal[k]))
 
     k = np.flatnonzero(rows.kind == KIND["coincident"])
     if k.size:

@@ -13,7 +13,7 @@ import numpy as np
 
 from multibody.formulation import rotations
 from multibody.formulation.frames import Pose, Twist
-from multibody.formulation.rotations import FloatArray
+from multibody.formulation.rotations import FloatArray, cross
 from multibody.model.forces.applied import MarkerState
 from multibody.system.system import System
 
@@ -76,7 +76,7 @@ def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
         deflection = np.mod(angle - torsion.free_angle + np.pi, 2.0 * np.pi) - np.pi
         # d(angle)/dt = axis . (w_I - w_J); the axis is z_J when the revolute holds, and this exact
         # gradient keeps the spring conservative even while the joint is slightly violated.
-        axis = (cosine[:, None] * np.cross(x_I, y_J) - sine[:, None] * np.cross(x_I, x_J)) / (sine**2 + cosine**2)[:, None]
+        axis = (cosine[:, None] * cross(x_I, y_J) - sine[:, None] * cross(x_I, x_J)) / (sine**2 + cosine**2)[:, None]
         rate = _dot(axis, w_M[i] - w_M[j])
         nonconservative = -torsion.damping * rate
         scalar = -torsion.stiffness * deflection + torsion.preload + nonconservative
@@ -91,7 +91,7 @@ def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
         R_WJ = R_WM[j]
         d_J = np.einsum("nji,nj->ni", R_WJ, p_M[i] - p_M[j])
         # Rate of d in J axes: relative velocity minus the part due to J's rotation.
-        d_rate_J = np.einsum("nji,nj->ni", R_WJ, v_M[i] - v_M[j] - np.cross(w_M[j], p_M[i] - p_M[j]))
+        d_rate_J = np.einsum("nji,nj->ni", R_WJ, v_M[i] - v_M[j] - cross(w_M[j], p_M[i] - p_M[j]))
         angle_J = rotations.rotation_vector(np.swapaxes(R_WJ, 1, 2) @ R_WM[i])
         w_rel_J = np.einsum("nji,nj->ni", R_WJ, w_M[i] - w_M[j])
         damping_force = -bushings.damping * d_rate_J
@@ -140,7 +140,7 @@ def generalized_element_forces(system: System, frames: Pose, loads: ElementLoads
             continue
         body = system.marker_body[markers[has_side, side]]
         F = sign * loads.force_W[has_side]
-        moment = np.cross(p_I[has_side] - frames.p_WB_W[body], F) + sign * loads.torque_W[has_side]
+        moment = cross(p_I[has_side] - frames.p_WB_W[body], F) + sign * loads.torque_W[has_side]
         np.add.at(wrench_W, body, np.hstack([F, moment]))
     wrench_W[:, 3:] = np.einsum("bji,bj->bi", frames.R_WB, wrench_W[:, 3:])
     return wrench_W

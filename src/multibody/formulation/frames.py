@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from multibody.formulation import rotations
-from multibody.formulation.rotations import FloatArray
+from multibody.formulation.rotations import FloatArray, cross
 from multibody.system.system import System
 
 
@@ -92,7 +92,7 @@ def twist(system: System, frames: Pose, v: FloatArray) -> Twist:
         v_WB_W=v_WB_W,
         w_WB_W=w_WB_W,
         w_WB_B=w_B,
-        v_WM_W=v_WB_W[body] + np.cross(w_WB_W[body], frames.p_BM_W),
+        v_WM_W=v_WB_W[body] + cross(w_WB_W[body], frames.p_BM_W),
     )
 
 

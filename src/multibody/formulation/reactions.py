@@ -6,7 +6,7 @@ import numpy as np
 
 from multibody.formulation.constraints import position_level
 from multibody.formulation.frames import Pose
-from multibody.formulation.rotations import FloatArray
+from multibody.formulation.rotations import FloatArray, cross
 from multibody.system.system import System
 
 
@@ -36,7 +36,7 @@ def reactions(system: System, frames: Pose, lam: FloatArray) -> tuple[FloatArray
     body = np.where(i_side, body_i, body_j)
     row_force = -g_v * lam[:, None]
     row_moment_cm = -g_w * lam[:, None]
-    row_torque = row_moment_cm - np.cross(p_I - frames.p_WB_W[body], row_force)
+    row_torque = row_moment_cm - cross(p_I - frames.p_WB_W[body], row_force)
     np.add.at(force, rows.element, row_force)
     np.add.at(torque, rows.element, row_torque)
     return force, torque

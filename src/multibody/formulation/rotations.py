@@ -181,3 +181,13 @@ def rotation_vector(R_AB: ArrayLike) -> FloatArray:
     angle = 2.0 * np.arctan2(sin_half, e[..., :1])
     scale = np.where(sin_half > 1e-12, angle / np.where(sin_half > 1e-12, sin_half, 1.0), 2.0)
     return scale * e[..., 1:]
+
+
+def cross(a: ArrayLike, b: ArrayLike) -> FloatArray:
+    """Cross product over the last axis of (..., 3) arrays (broadcasting); ``numpy.cross`` without
+    its axis bookkeeping, which dominates for the small arrays of the formulation."""
+    a = np.asarray(a)
+    b = np.asarray(b)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)

@@ -67,25 +67,36 @@ class DependentRow:
 def dependent_rows(matrix: Matrix, tolerance: float = 1e-9) -> list[DependentRow]:
     """Rows of ``matrix`` that are linear combinations of the rows before them, in order.
 
-    Gram-Schmidt in row order (with one re-orthogonalization pass for stability) keeps the
-    model order: row ``k`` is dependent when its part orthogonal to the earlier independent
-    rows is below ``tolerance`` times its norm. It depends on the earlier independent rows
-    with a coefficient above ``tolerance`` in the least-squares combination.
+    A pivoted QR first tells whether there are any (the usual answer, no, costs one
+    factorization). Otherwise Gram-Schmidt in row order (with one re-orthogonalization pass)
+    keeps the model order: row ``k`` is dependent when its part orthogonal to the earlier
+    independent rows is below ``tolerance`` times its norm. It depends on the earlier
+    independent rows with a coefficient above ``tolerance`` in the least-squares combination.
     """
     G = to_dense(matrix)
-    basis = np.zeros((0, G.shape[1]))
+    m = G.shape[0]
+    if m == 0:
+        return []
+    norms = np.linalg.norm(G, axis=1)
+    if np.all(norms > 0.0):
+        R = la.qr((G / norms[:, None]).T, mode="r", pivoting=True, check_finite=False)[0]
+        if m <= min(R.shape) and abs(R[m - 1, m - 1]) > tolerance * abs(R[0, 0]):
+            return []
+    basis = np.zeros((m, G.shape[1]))
+    n_basis = 0
     independent: list[int] = []
     found = []
     for row, g in enumerate(G):
-        norm = np.linalg.norm(g)
-        residual = g - basis.T @ (basis @ g)
-        residual -= basis.T @ (basis @ residual)
+        B = basis[:n_basis]
+        residual = g - B.T @ (B @ g)
+        residual -= B.T @ (B @ residual)
         remainder = np.linalg.norm(residual)
-        if remainder > tolerance * max(norm, 1e-300):
-            basis = np.vstack([basis, residual / remainder])
+        if remainder > tolerance * max(norms[row], 1e-300):
+            basis[n_basis] = residual / remainder
+            n_basis += 1
             independent.append(row)
             continue
         coefficients = np.linalg.lstsq(G[independent].T, g, rcond=None)[0] if independent else np.zeros(0)
-        depends_on = tuple(independent[n] for n in np.flatnonzero(np.abs(coefficients) > tolerance * max(norm, 1e-300)))
+        depends_on = tuple(independent[n] for n in np.flatnonzero(np.abs(coefficients) > tolerance * max(norms[row], 1e-300)))
         found.append(DependentRow(row, depends_on))
     return found

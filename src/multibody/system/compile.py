@@ -236,6 +236,6 @@ def _remove_redundant(system: System) -> System:
         f"model '{system.name}': {len(redundant)} redundant constraint equations removed "
         f"(their reactions are not unique):\n  " + "\n  ".join(r.message() for r in redundant),
         RedundantConstraintWarning,
-        stacklevel=3,
+        stacklevel=4,
     )
     return dataclasses.replace(system, active=active, rows=system.all_rows.subset(active), redundant=redundant)
