@@ -23,12 +23,11 @@ from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.solve.integrators.base import Correction, FloatArray, rms
 from multibody.solve.linear import Factorization, SingularMatrixError, saddle_point_matrix
+from multibody.solve.newton import ConvergenceMonitor, Verdict
 
 FORMS = ("I3", "SI2")
 
-ROUNDOFF_FRACTION = 1e-3
-"""Newton increments below this fraction of the tolerance are converged, whatever their rate
-(at that size the rate only measures round-off)."""
+
 
 
 class MechanicalDAE:
@@ -87,11 +86,10 @@ class MechanicalDAE:
         except SingularMatrixError as error:
             return Correction(predicted, z_guess, False, 0, np.inf, f"singular iteration matrix ({error})")
         increment_weights = weights[: self.nq + self.nv]
-        previous_norm = None
-        converged = False
-        norm = np.inf
-        for iteration in range(1, self.max_iterations + 1):
-            if iteration > 1:
+        monitor = ConvergenceMonitor(tolerance, self.max_iterations)
+        verdict = Verdict.CONTINUE
+        while verdict is Verdict.CONTINUE:
+            if monitor.iterations > 0:
                 state = form.evaluate(q, v, t)
             residual_v = form.mass_matrix @ (v - base_v) / c - state.generalized_force + state.G.T @ lam
             constraint_rhs = -state.phi / c if self.form == "I3" else state.nu - state.G @ v
@@ -105,16 +103,9 @@ class MechanicalDAE:
             q_new = base_q + c * kinematics.position_rate(system, q, v - drift)
             dy = np.concatenate([q_new - q, dv])
             q = q_new
-            norm = rms(dy * increment_weights)
-            if not np.all(np.isfinite(dy)):
-                break
-            rate = None if previous_norm is None or previous_norm == 0.0 else norm / previous_norm
-            if norm < ROUNDOFF_FRACTION * tolerance or (rate is not None and rate < 1.0 and rate / (1.0 - rate) * norm < tolerance):
-                converged = True
-                break
-            if rate is not None and (rate >= 1.0 or rate ** (self.max_iterations - iteration) / (1.0 - rate) * norm > tolerance):
-                break
-            previous_norm = norm
+            verdict = monitor.update(rms(dy * increment_weights))
+        converged = verdict is Verdict.CONVERGED
+        iteration, norm = monitor.iterations, monitor.norm
         if not converged:
             return Correction(predicted, z_guess, False, iteration, norm, self._diagnose(q, t))
         energy = base_energy - c * form.nonconservative_power(state, lam)
