@@ -39,6 +39,18 @@ def _dot(a: FloatArray, b: FloatArray) -> FloatArray:
     return np.einsum("ij,ij->i", a, b)
 
 
+def _spring_damper_law(
+    stiffness: FloatArray, deflection: FloatArray, damping: FloatArray, rate: FloatArray,
+    preload: FloatArray, actuator: FloatArray | float,
+) -> tuple[FloatArray, float, float]:
+    """Linear law ``-k x - c x' + preload + actuator``: (scalar per element, stored energy
+    ``1/2 k x^2 - preload x`` summed, power of damping and actuator summed)."""
+    nonconservative = -damping * rate + actuator
+    scalar = -stiffness * deflection + preload + nonconservative
+    stored = float(np.sum(0.5 * stiffness * deflection**2 - preload * deflection))
+    return scalar, stored, float(np.sum(nonconservative * rate))
+
+
 def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
     """Evaluate every force element at ``frames`` / ``motion`` (time ``frames.t``)."""
     nf = len(system.force_names)
@@ -59,13 +71,13 @@ def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
         u = d / np.where(length > 0.0, length, 1.0)[:, None]
         length_rate = _dot(u, v_M[i] - v_M[j])
         actuator = np.array([0.0 if a is None else a.value(t) for a in springs.actuator])
-        stretch = length - springs.free_length
-        nonconservative = -springs.damping * length_rate + actuator
-        scalar = -springs.stiffness * stretch + springs.preload + nonconservative
+        scalar, stored, dissipating = _spring_damper_law(
+            springs.stiffness, length - springs.free_length, springs.damping, length_rate, springs.preload, actuator
+        )
         force[springs.element] = scalar[:, None] * u
         value[springs.element] = scalar
-        potential += float(np.sum(0.5 * springs.stiffness * stretch**2 - springs.preload * length))
-        power += float(np.sum(nonconservative * length_rate))
+        potential += stored
+        power += dissipating
 
     torsion = system.torsion_springs
     if torsion.element.size:
@@ -78,12 +90,13 @@ def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
         # gradient keeps the spring conservative even while the joint is slightly violated.
         axis = (cosine[:, None] * cross(x_I, y_J) - sine[:, None] * cross(x_I, x_J)) / (sine**2 + cosine**2)[:, None]
         rate = _dot(axis, w_M[i] - w_M[j])
-        nonconservative = -torsion.damping * rate
-        scalar = -torsion.stiffness * deflection + torsion.preload + nonconservative
+        scalar, stored, dissipating = _spring_damper_law(
+            torsion.stiffness, deflection, torsion.damping, rate, torsion.preload, 0.0
+        )
         torque[torsion.element] = scalar[:, None] * axis
         value[torsion.element] = scalar
-        potential += float(np.sum(0.5 * torsion.stiffness * deflection**2 - torsion.preload * deflection))
-        power += float(np.sum(nonconservative * rate))
+        potential += stored
+        power += dissipating
 
     bushings = system.bushings
     if bushings.element.size:
