@@ -127,13 +127,14 @@ def analysis_settings(module: ModuleType, overrides: dict[str, object]) -> Analy
         if flagged:
             raise UsageError(f"--{' and --'.join(flagged)} apply to dynamics only, not to kinematics")
         values = {k: v for k, v in values.items() if k not in DYNAMICS_ONLY}
-    if values.get("method", "SI2") not in METHODS:
-        raise UsageError(f"{where}: method must be one of {', '.join(METHODS)}, got {values['method']!r}")
+    settings = AnalysisSettings(**values)
+    if settings.method not in METHODS:
+        raise UsageError(f"{where}: method must be one of {', '.join(METHODS)}, got {settings.method!r}")
     for name in ("t_end", "output_step", "rtol"):
-        value = values.get(name, 1.0)
+        value = getattr(settings, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
             raise UsageError(f"{where}: {name} must be a positive number, got {value!r}")
-    return AnalysisSettings(**values)
+    return settings
 
 
 def compile_quietly(model: Model) -> System:
@@ -213,7 +214,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = commands.add_parser("run", help="assemble and simulate a model file, write an HDF5 results file")
-    run.add_argument("model", metavar="MODEL.py", help="Python file defining build() -> Model (and optionally ANALYSIS)")
+    run.add_argument("model", metavar="MODEL.py", help="Python file defining build() -> Model (and maybe ANALYSIS)")
     run.add_argument("--t-end", type=_positive, metavar="T", help="end time [s]")
     run.add_argument("--output-step", type=_positive, metavar="H", help="output interval [s]")
     run.add_argument("--analysis", choices=ANALYSES, help="dynamics (default) or kinematics (0-DOF models)")

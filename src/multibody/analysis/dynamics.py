@@ -83,7 +83,10 @@ def dynamics(
         output_times = state.t + output_step * np.arange(1, int(np.floor((t_end - state.t) / output_step + 1e-9)) + 1)
         started = wallclock.perf_counter()
         writer = ResultsWriter(output, results_layout(system, "dynamics"))
-        bar = tqdm(total=t_end - state.t, unit="s", disable=not progress, desc=f"dynamics {system.name}")
+        bar = tqdm(
+            total=t_end - state.t, unit="s", disable=not progress, desc=f"dynamics {system.name}",
+            bar_format="{l_bar}{bar}| t = {n:.3f} / {total:.3f} s [{elapsed}<{remaining}]",
+        )
         next_output = 0
         try:
             writer.append(output_frame(form, start, acceleration, lam, 0.0))
@@ -93,10 +96,16 @@ def dynamics(
                 while next_output < len(output_times) and output_times[next_output] <= integrator.t + 1e-12 * max(1.0, t_end):
                     writer.append(_frame_at(form, problem, integrator, float(output_times[next_output])))
                     next_output += 1
-        except IntegrationError as error:
-            stats = _stats(integrator, started)
-            message = f"dynamics of model '{system.name}' failed at t = {error.t:.6g} s: {error}"
-            writer.close("failed", message, stats)
+        except Exception as error:
+            # The integrator gave up, or a user law raised: keep what was computed and say where.
+            if isinstance(error, IntegrationError):
+                message = f"dynamics of model '{system.name}' failed at t = {error.t:.6g} s: {error}"
+            else:
+                message = (
+                    f"dynamics of model '{system.name}' failed after t = {integrator.t:.6g} s "
+                    f"(the last completed step): {type(error).__name__}: {error}"
+                )
+            writer.close("failed", message, _stats(integrator, started))
             where = f"; results up to t = {writer.results().time[-1]:.6g} s are saved in {writer.path}" if writer.path else ""
             raise AnalysisError(message + where, None if writer.path is None else str(writer.path)) from error
         except BaseException as error:

@@ -204,8 +204,10 @@ class System:
     def summary(self) -> str:
         """The model summary printed by ``multibody info`` and ``run``."""
         lines = [
-            f"model '{self.name}': {self.n_bodies} bodies, {len(self.constraint_names)} constraints "
-            f"({len(self.all_rows)} equations), {len(self.force_names)} force elements",
+            f"model '{self.name}': {_count(self.n_bodies, 'body', 'bodies')}, "
+            f"{_count(len(self.constraint_names), 'constraint', 'constraints')} "
+            f"({_count(len(self.all_rows), 'equation', 'equations')}), "
+            f"{_count(len(self.force_names), 'force element', 'force elements')}",
             f"  gravity {np.round(self.gravity, 6).tolist()} m/s^2",
             f"  degrees of freedom: {self.dof} (Gruebler count {self.gruebler_dof})",
         ]
@@ -213,3 +215,7 @@ class System:
             lines.append(f"  {len(self.redundant)} redundant equations removed (their reactions are not unique):")
             lines += [f"    {r.message()}" for r in self.redundant]
         return "\n".join(lines)
+
+
+def _count(n: int, singular: str, plural: str) -> str:
+    return f"{n} {singular if n == 1 else plural}"

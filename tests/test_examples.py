@@ -1,0 +1,269 @@
+"""The examples and the README's quick start run as written, and their physics is right.
+
+Each example is loaded the way ``multibody run`` loads it and run with its own ``ANALYSIS``
+settings (only ``t_end`` shortened), then checked against something that cannot be tuned per
+example: a closed form (slider position, pendulum period), an independent reference solution
+(the Lagrange top's reduced equations), or a conservation law (energy; angular momentum about the
+vertical through a fixed pivot when every external load is vertical or acts at that pivot).
+
+Tolerances of the dynamic runs follow from the integrator's error control: BDF accepts a step
+when its estimated local error is below ``rtol`` relative to the state (``atol = rtol`` for small
+components), and the local errors of ``N`` accepted steps add up at most linearly. A quantity
+linear in the velocities (angular momentum, a period) therefore drifts by at most about
+``N rtol`` times its size; the energy, quadratic in the velocities, by at most about
+``2 N rtol`` times the energy exchanged. ``N`` is read from ``results.stats["steps"]``, so no bound
+is set per example.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+from scipy.special import ellipk
+
+import multibody as mb
+from multibody.cli import AnalysisSettings, analysis_settings, build_model, compile_quietly, load_model_file
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def load_example(name: str) -> ModuleType:
+    return load_model_file(EXAMPLES / f"{name}.py")
+
+
+def run_example(name: str, t_end: float, **overrides: object) -> tuple[ModuleType, mb.System, mb.Results]:
+    """Build example ``name`` and run its ``ANALYSIS`` to ``t_end`` [s] (plus ``overrides``)."""
+    module = load_example(name)
+    settings = analysis_settings(module, {"t_end": t_end, **overrides})
+    system = compile_quietly(build_model(module))
+    return module, system, settings.run(system)
+
+
+def conserved_energy(results: mb.Results) -> np.ndarray:
+    """Kinetic + potential + dissipated [J]: constant for any model."""
+    return results.energy["total"] + results.energy["dissipated"]
+
+
+def assert_energy_conserved(results: mb.Results, rtol: float) -> None:
+    """Drift of total + dissipated energy below ``2 N rtol`` times the energy exchanged (the
+    largest kinetic energy plus the range of the potential energy), N = accepted steps."""
+    exchanged = results.energy["kinetic"].max() + np.ptp(results.energy["potential"])
+    bound = 2.0 * results.stats["steps"] * rtol * exchanged
+    assert np.ptp(conserved_energy(results)) < bound
+
+
+def vertical_angular_momentum(results: mb.Results, system: mb.System) -> np.ndarray:
+    """(T,) angular momentum about the world z-axis through the origin [kg m^2/s]:
+    sum over bodies of (R J_B R^T w + m p x v) . e_z."""
+    total = np.zeros(len(results))
+    for index, name in enumerate(system.body_names):
+        body = results.body(name)
+        R_WB = body.rotation
+        spin = np.einsum("tij,jk,tlk,tl->ti", R_WB, system.inertia[index], R_WB, body.angular_velocity)
+        orbital = system.mass[index] * np.cross(body.position, body.velocity)
+        total += spin[:, 2] + orbital[:, 2]
+    return total
+
+
+EXAMPLE_NAMES = sorted(path.stem for path in EXAMPLES.glob("*.py"))
+
+
+def test_the_five_examples_are_there() -> None:
+    assert EXAMPLE_NAMES == ["double_pendulum", "four_bar", "heavy_top", "pendulum", "slider_crank"]
+
+
+@pytest.mark.parametrize("name", EXAMPLE_NAMES)
+def test_every_example_is_a_documented_model_file_that_runs(name: str) -> None:
+    # What `multibody run examples/<name>.py` needs: a docstring, build() -> Model and a valid
+    # ANALYSIS; five output steps of that analysis complete.
+    module = load_example(name)
+    assert module.__doc__ and len(module.__doc__.split()) > 50
+    settings = analysis_settings(module, {})
+    short = dataclasses.replace(settings, t_end=5 * settings.output_step)
+    results = short.run(compile_quietly(build_model(module)))
+    assert results.status == "complete"
+    np.testing.assert_allclose(results.time, settings.output_step * np.arange(6), rtol=0, atol=1e-12)
+
+
+# -- pendulum -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pendulum() -> tuple[ModuleType, mb.System, mb.Results]:
+    # Long enough for the rod to pass the bottom twice (at T/4 and 3T/4, T = 1.758 s).
+    return run_example("pendulum", t_end=1.4)
+
+
+def test_pendulum_conserves_energy(pendulum) -> None:
+    module, _, results = pendulum
+    assert_energy_conserved(results, module.ANALYSIS["rtol"])
+
+
+def test_pendulum_period_matches_the_elliptic_integral(pendulum) -> None:
+    # Reference: T = 4 sqrt(I_O / (m g d)) K(sin^2(theta_0 / 2)) for a physical pendulum released
+    # from rest at theta_0, with I_O = m L^2 / 3 about the hinge (the rod's radius only adds to the
+    # moment about its own axis) and d = L / 2.
+    module, _, results = pendulum
+    L, g = module.LENGTH, 9.81
+    period = 4.0 * np.sqrt((L**2 / 3.0) / (g * L / 2.0)) * ellipk(np.sin(module.AMPLITUDE / 2.0) ** 2)
+    # The centre of mass passes x = 0 (the bottom) at T/4 and 3T/4. Linear interpolation between
+    # output points finds those instants to O(h^3) because x'' = 0 there (h = 0.01 s: ~1e-6 s).
+    x, t = results.body("rod").position[:, 0], results.time
+    before = np.flatnonzero(np.sign(x[:-1]) != np.sign(x[1:]))
+    crossings = t[before] - x[before] * (t[before + 1] - t[before]) / (x[before + 1] - x[before])
+    assert len(crossings) == 2
+    measured = 2.0 * (crossings[1] - crossings[0])
+    # A period is linear in the state error: relative drift below N rtol.
+    assert abs(measured - period) < results.stats["steps"] * module.ANALYSIS["rtol"] * period
+
+
+# -- double pendulum ------------------------------------------------------------------------------
+
+
+def test_double_pendulum_conserves_energy_and_vertical_angular_momentum() -> None:
+    module, system, results = run_example("double_pendulum", t_end=1.0)
+    rtol = module.ANALYSIS["rtol"]
+    assert_energy_conserved(results, rtol)
+    # Gravity is vertical and the ground reaction acts at the pivot (the origin): nothing has a
+    # moment about the vertical through the pivot. The motion starts out of plane, so L_z != 0.
+    L_z = vertical_angular_momentum(results, system)
+    assert abs(L_z[0]) > 0.1
+    assert np.ptp(L_z) < results.stats["steps"] * rtol * np.max(np.abs(L_z))
+
+
+# -- slider-crank ---------------------------------------------------------------------------------
+
+
+def test_slider_crank_is_driven_with_zero_dof_and_no_redundancy() -> None:
+    system = compile_quietly(load_example("slider_crank").build())
+    assert (system.dof, system.gruebler_dof, system.redundant) == (0, 0, ())
+
+
+def test_slider_crank_follows_the_closed_form() -> None:
+    # One full turn of kinematic analysis, positions solved to 1e-12 at every output instant.
+    module, _, results = run_example("slider_crank", t_end=1.0)
+    theta = module.INITIAL_ANGLE + module.CRANK_SPEED * results.time
+    # The crank's body x-axis (world x at t = 0) has turned by theta - theta_0 from +x towards +z.
+    R_WB = results.body("crank").rotation
+    turned = np.arctan2(R_WB[:, 2, 0], R_WB[:, 0, 0])
+    assert np.max(np.abs(np.angle(np.exp(1j * (turned - (theta - module.INITIAL_ANGLE)))))) < 1e-9
+    slider = results.body("slider").position
+    r, l = module.CRANK_RADIUS, module.ROD_LENGTH
+    assert np.max(np.abs(slider[:, 0] - (r * np.cos(theta) + np.sqrt(l**2 - r**2 * np.sin(theta) ** 2)))) < 1e-9
+    assert np.max(np.abs(slider[:, 1:])) < 1e-9
+
+
+def test_free_slider_crank_conserves_energy() -> None:
+    module = load_example("slider_crank")
+    system = compile_quietly(module.build_free())
+    assert (system.dof, system.redundant) == (1, ())
+    settings = AnalysisSettings(analysis="dynamics", t_end=1.0, output_step=0.01)
+    results = settings.run(system)
+    assert_energy_conserved(results, settings.rtol)
+    # The rod's weight does work: the crank's speed changes, so energy is really exchanged.
+    crank_speed = np.linalg.norm(results.body("crank").angular_velocity, axis=1)
+    assert np.ptp(crank_speed) > 0.1 * module.CRANK_SPEED
+
+
+# -- four-bar -------------------------------------------------------------------------------------
+
+OUT_OF_PLANE_ROWS = {"translation along world y", "rotation about x", "rotation about y"}
+"""Revolute rows that keep a body in the x-z plane (the markers' z-axes are the joint axes,
+along world y, so their x and y axes lie in the plane)."""
+
+
+def test_four_bar_has_one_dof_and_names_its_three_redundant_equations() -> None:
+    # Gruebler: 3 bodies x 6 - 4 revolutes x 5 = -2; a closed planar loop repeats 3 of the
+    # out-of-plane conditions, so the rank is 17 and the mobility 1.
+    system = compile_quietly(load_example("four_bar").build())
+    assert (system.dof, system.gruebler_dof, len(system.redundant)) == (1, -2, 3)
+    summary = system.summary()
+    assert "3 redundant equations removed" in summary
+    for row in system.redundant:
+        assert row.element in system.constraint_names
+        assert row.label in OUT_OF_PLANE_ROWS
+        assert row.message() in summary
+
+
+def test_four_bar_conserves_energy_and_stays_in_its_plane() -> None:
+    module, system, results = run_example("four_bar", t_end=0.5)
+    assert_energy_conserved(results, module.ANALYSIS["rtol"])
+    # The removed equations still hold: out-of-plane motion obeys homogeneous equations from a
+    # zero start, so it stays zero up to roundoff.
+    for name in system.body_names:
+        body = results.body(name)
+        assert np.max(np.abs(body.position[:, 1])) < 1e-12
+        assert np.max(np.abs(body.angular_velocity[:, [0, 2]])) < 1e-12
+
+
+# -- heavy top ------------------------------------------------------------------------------------
+
+
+def lagrange_top_tilt(module: ModuleType, times: np.ndarray) -> np.ndarray:
+    """Reference tilt theta(t) [rad] of the symmetric top from its reduced equations (Goldstein
+    5.7): A theta'' = A phi'^2 sin cos - p_psi phi' sin + m g h sin, phi' = (p_phi - p_psi cos) /
+    (A sin^2), with p_psi = C omega_s and p_phi = p_psi cos(theta_0) (no initial precession) and
+    A the transverse moment of inertia about the tip; scipy solve_ivp at rtol 1e-11."""
+    A = module.TRANSVERSE_INERTIA + module.MASS * module.CM_HEIGHT**2
+    p_psi = module.AXIAL_INERTIA * module.SPIN
+    p_phi = p_psi * np.cos(module.TILT)
+    weight_moment = module.MASS * 9.81 * module.CM_HEIGHT
+
+    def rates(_: float, y: np.ndarray) -> list[float]:
+        theta, theta_rate = y
+        s, c = np.sin(theta), np.cos(theta)
+        phi_rate = (p_phi - p_psi * c) / (A * s**2)
+        return [theta_rate, (A * phi_rate**2 * s * c - p_psi * phi_rate * s + weight_moment * s) / A]
+
+    solution = solve_ivp(rates, (0.0, times[-1]), [module.TILT, 0.0], t_eval=times, rtol=1e-11, atol=1e-12)
+    return solution.y[0]
+
+
+@pytest.fixture(scope="module")
+def heavy_top() -> tuple[ModuleType, mb.System, mb.Results]:
+    # About two nutation periods (2 pi / 22 rad/s = 0.29 s) and a fifth of a precession turn.
+    return run_example("heavy_top", t_end=0.5)
+
+
+def test_heavy_top_conserves_energy_spin_and_vertical_angular_momentum(heavy_top) -> None:
+    module, system, results = heavy_top
+    rtol, steps = module.ANALYSIS["rtol"], results.stats["steps"]
+    assert_energy_conserved(results, rtol)
+    # Gravity is vertical and the tip reaction acts at the origin: L_z about the tip is constant.
+    L_z = vertical_angular_momentum(results, system)
+    assert np.ptp(L_z) < steps * rtol * np.max(np.abs(L_z))
+    # Spin about the symmetry axis: Euler's equation for it reads C omega_3' = (A - A) omega_1
+    # omega_2 = 0 and the tip reaction acts on the axis, so omega_3 changes by roundoff only
+    # (bound: 100 machine epsilons per step, relative).
+    top = results.body("top")
+    spin = np.einsum("ti,ti->t", top.angular_velocity, top.rotation[:, :, 2])
+    assert np.max(np.abs(spin - module.SPIN)) < steps * 100 * np.finfo(float).eps * module.SPIN
+
+
+def test_heavy_top_nutates_as_the_lagrange_top(heavy_top) -> None:
+    module, _, results = heavy_top
+    symmetry_axis = results.body("top").rotation[:, :, 2]
+    tilt = np.arccos(np.clip(symmetry_axis[:, 2], -1.0, 1.0))
+    reference = lagrange_top_tilt(module, results.time)
+    assert np.ptp(reference) > np.radians(2.0)  # it does nod
+    # An angle of order 1 rad, linear in the state error: N rtol [rad].
+    assert np.max(np.abs(tilt - reference)) < results.stats["steps"] * module.ANALYSIS["rtol"]
+
+
+# -- README ---------------------------------------------------------------------------------------
+
+
+def test_readme_quick_start_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
+    assert blocks, "README.md has no ```python block"
+    monkeypatch.chdir(tmp_path)
+    exec(compile(blocks[0], "README.md quick start", "exec"), {})
+    assert (tmp_path / "pendulum.h5").is_file()
