@@ -42,7 +42,6 @@ def two_bodies(seed: int, on_ground: bool = False) -> tuple[mb.Model, mb.Marker,
     model = mb.Model("pair")
 
     def body(name: str) -> mb.RigidBody:
-        angles = rng.uniform(-np.pi, np.pi, 3)
         R = np.linalg.qr(rng.normal(size=(3, 3)))[0]
         R *= np.sign(np.linalg.det(R))
         return model.add(mb.RigidBody(name, 1.0 + rng.random(), (1.0, 1.2, 1.5), position=rng.normal(size=3), orientation=R))

@@ -22,49 +22,83 @@ from multibody.formulation.rotations import FloatArray
 from multibody.formulation.state import State
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
-from multibody.solve.linear import to_dense
+from multibody.solve.linear import SingularMatrixError, dependent_rows, to_dense
+from multibody.system.compile import settle_redundancy
 from multibody.system.system import ConstraintRows, System
 
 
 def assembled_state(
     system: System, t0: float = 0.0, tolerance: float = 1e-10, max_iterations: int = 100
-) -> State:
+) -> tuple[System, State]:
     """A state at ``t0`` [s] satisfying position, velocity and acceleration constraints.
 
-    Raises ``AssemblyError`` naming the rows left violated, or redundant rows that are
-    inconsistent with the others.
+    Positions are assembled with the active rows; redundancy is then settled again at the
+    assembled configuration (an input configuration at a dead centre can make an independent
+    row look redundant) and, if that changes the active rows, positions are assembled again.
+    The returned ``System`` (whose active rows the state's multipliers belong to) may therefore
+    differ from ``system``. Raises ``AssemblyError`` naming the rows
+    left violated, redundant rows inconsistent with the others, or nearly dependent rows.
     """
-    form = CartesianFormulation(system)
-    q = _assemble_positions(system, form, t0, tolerance, max_iterations)
+    q = _assemble_positions(system, t0, tolerance, max_iterations)
+    for _ in range(3):
+        settled = settle_redundancy(system, q, t0, stacklevel=3)
+        if settled is system:
+            break
+        system = settled
+        q = _assemble_positions(system, t0, tolerance, max_iterations)
     _check_redundant(system, q, t0, tolerance)
+    form = CartesianFormulation(system)
     v = _assemble_velocities(system, form, q, t0)
     state = form.evaluate(q, v, t0)
-    _, lam = form.accelerations(state)
-    return State(t0, q, v, lam)
+    try:
+        _, lam = form.accelerations(state)
+    except SingularMatrixError:
+        near = dependent_rows(state.G, tolerance=1e-6)
+        culprits = ", ".join(
+            dict.fromkeys(f"'{system.constraint_names[system.rows.element[k]]}'" for d in near for k in (d.row, *d.depends_on))
+        )
+        raise AssemblyError(
+            f"model '{system.name}': the constraints are nearly redundant at the assembled configuration "
+            f"({culprits or 'rows could not be identified'}): the constraint Jacobian is numerically singular. "
+            "Make the joints exactly aligned (then they are removed as redundant) or clearly independent"
+        ) from None
+    return system, State(t0, q, v, lam)
 
 
-def _assemble_positions(system: System, form: CartesianFormulation, t0: float, tolerance: float, max_iterations: int) -> FloatArray:
+def _assemble_positions(system: System, t0: float, tolerance: float, max_iterations: int) -> FloatArray:
+    """Gauss-Newton steps on the active rows, halved while they increase the violation norm; on
+    failure the error reports the configuration with the smallest violation found."""
+    form = CartesianFormulation(system)
     q_input = kinematics.normalize_positions(system, system.q0)
     q = q_input.copy()
     freedom = system.position_freedom
     length_scale = max(1.0, float(np.max(np.abs(system.marker_position), initial=0.0)))
+    phi, G, _ = form.constraint_residual(q, t0)
+    if phi.size == 0:
+        return q
+    best = (float(np.linalg.norm(phi)), q, phi)
     for _ in range(max_iterations):
-        phi, G, _ = form.constraint_residual(q, t0)
-        if phi.size == 0:
-            return q
         G = to_dense(G)
         offset = kinematics.position_difference(system, q, q_input)
-        weighted = G * freedom
-        multiplier = la.lstsq(weighted @ G.T, G @ offset - phi, cond=1e-13)[0]
+        multiplier = la.lstsq((G * freedom) @ G.T, G @ offset - phi, cond=1e-13)[0]
         step = -offset + freedom * (G.T @ multiplier)
-        q = kinematics.displace(system, q, step)
+        violation = float(np.linalg.norm(phi))
+        for _ in range(30):
+            trial = kinematics.displace(system, q, step)
+            trial_phi, trial_G, _ = form.constraint_residual(trial, t0)
+            if float(np.linalg.norm(trial_phi)) <= max(violation, tolerance * length_scale):
+                break
+            step = 0.5 * step
+        q, phi, G = trial, trial_phi, trial_G
+        if float(np.max(np.abs(phi))) < best[0]:
+            best = (float(np.linalg.norm(phi)), q, phi)
         if np.max(np.abs(phi)) < tolerance * length_scale and np.max(np.abs(step)) < 1e3 * tolerance * length_scale:
             return q
-    phi, _, _ = form.constraint_residual(q, t0)
+    _, _, phi = best
     raise AssemblyError(
         f"assembly of model '{system.name}' did not close after {max_iterations} iterations; "
-        f"violated: {_worst_rows(system, system.rows, phi)}. Check the marker positions and axes of "
-        "these elements, or mark fewer initial conditions exact"
+        f"closest configuration found still violates {_worst_rows(system, system.rows, phi)}. "
+        "Check the marker positions and axes of these elements, or mark fewer initial conditions exact"
     )
 
 
@@ -84,11 +118,12 @@ def _assemble_velocities(system: System, form: CartesianFormulation, q: FloatArr
     freedom = system.velocity_freedom
     multiplier = la.lstsq((G * freedom) @ G.T, nu - G @ v0, cond=1e-13)[0]
     v = v0 + freedom * (G.T @ multiplier)
-    violation = np.max(np.abs(G @ v - nu))
-    if violation > 1e-8 * max(1.0, float(np.max(np.abs(v)))):
+    residual = G @ v - nu
+    violated = np.abs(residual) > 1e-8 * max(1.0, float(np.max(np.abs(v))))
+    if np.any(violated):
         raise AssemblyError(
-            f"velocities of model '{system.name}' cannot satisfy the constraints (violation {violation:.3g}); "
-            "too many velocities are marked exact"
+            f"velocities of model '{system.name}' cannot satisfy the constraints: violated "
+            f"{_worst_rows(system, system.rows, np.where(violated, residual, 0.0))}; too many velocities are marked exact"
         )
     return v
 
@@ -101,10 +136,16 @@ def _check_redundant(system: System, q: FloatArray, t0: float, tolerance: float)
     form = CartesianFormulation(system, rows)
     phi, _, _ = form.constraint_residual(q, t0)
     length_scale = max(1.0, float(np.max(np.abs(system.marker_position), initial=0.0)))
-    if np.max(np.abs(phi)) > 1e3 * tolerance * length_scale:
+    violated = np.abs(phi) > 1e3 * tolerance * length_scale
+    if np.any(violated):
+        repeated = dict.fromkeys(
+            name for r, bad in zip(system.redundant, violated) if bad for name in (r.depends_on or (r.element,))
+        )
         raise AssemblyError(
-            f"model '{system.name}' has inconsistent redundant constraints: {_worst_rows(system, rows, phi)} "
-            "cannot hold together with the rows they repeat; remove or realign these joints"
+            f"model '{system.name}' has inconsistent redundant constraints: "
+            f"{_worst_rows(system, rows, np.where(violated, phi, 0.0))} "
+            f"cannot hold together with the rows they repeat (of {', '.join(map(repr, repeated))}); "
+            "remove or realign these joints"
         )
 
 
@@ -117,8 +158,7 @@ def _worst_rows(system: System, rows: ConstraintRows, phi: FloatArray, count: in
 
 def assemble(model: Model | System, t0: float = 0.0, output: str | None = None) -> Results:
     """Assemble the initial conditions of ``model`` and return them as one-frame ``Results``."""
-    system = as_system(model)
-    state = assembled_state(system, t0)
+    system, state = assembled_state(as_system(model), t0)
     form = CartesianFormulation(system)
     evaluation = form.evaluate(state.q, state.v, t0)
     acceleration, lam = form.accelerations(evaluation)

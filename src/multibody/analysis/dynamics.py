@@ -69,7 +69,7 @@ def dynamics(
     system = as_system(model)
     atol = rtol if atol is None else atol
     with threadpool_limits(limits=1):
-        state = assembled_state(system) if initial_state is None else initial_state
+        system, state = assembled_state(system) if initial_state is None else (system, initial_state)
         form = CartesianFormulation(system)
         problem = MechanicalDAE(form, METHODS[method])
         start = form.evaluate(state.q, state.v, state.t)

@@ -39,41 +39,54 @@ def kinematics(
     the work of the motions and non-conservative forces, integrated by the trapezoidal rule
     over the output frames.
     """
-    system = as_system(model)
-    if system.dof != 0:
-        raise AnalysisError(
-            f"kinematic analysis needs a model with 0 degrees of freedom; model '{system.name}' has {system.dof}. "
-            "Add motions to drive the free coordinates, or run dynamics instead"
-        )
-    times = output_step * np.arange(int(np.floor(t_end / output_step + 1e-9)) + 1)
-    form = CartesianFormulation(system)
-    with threadpool_limits(limits=1), ResultsWriter(output, results_layout(system, "kinematics")) as writer:
-        state = assembled_state(system)
-        q = state.q
-        dissipated, previous_power, previous_t = 0.0, None, 0.0
-        for t in tqdm(times, disable=not progress, desc=f"kinematics {system.name}"):
-            q = _positions(system, form, q, float(t), tolerance)
-            _, G, nu = form.constraint_residual(q, float(t))
+    with threadpool_limits(limits=1):
+        system, state = assembled_state(as_system(model))
+        if system.dof != 0:
+            raise AnalysisError(
+                f"kinematic analysis needs a model with 0 degrees of freedom; model '{system.name}' has {system.dof}. "
+                "Add motions to drive the free coordinates, or run dynamics instead"
+            )
+        times = output_step * np.arange(int(np.floor(t_end / output_step + 1e-9)) + 1)
+        form = CartesianFormulation(system)
+        with ResultsWriter(output, results_layout(system, "kinematics")) as writer:
             try:
-                jacobian = Factorization(G)
-            except SingularMatrixError:
-                raise AnalysisError(
-                    f"kinematic analysis of model '{system.name}': the constraint Jacobian is singular at t = {t:.6g} s "
-                    "(a lock-up or bifurcation position)", None if writer.path is None else str(writer.path)
-                ) from None
-            v = jacobian.solve(nu)
-            evaluation = form.evaluate(q, v, float(t))
-            acceleration = jacobian.solve(form.gamma(evaluation))
-            lam = Factorization(G.T).solve(evaluation.generalized_force - form.mass_matrix @ acceleration)
-            power = form.nonconservative_power(evaluation, lam)
-            if previous_power is not None:
-                dissipated -= 0.5 * (power + previous_power) * (t - previous_t)
-            previous_power, previous_t = power, t
-            writer.append(output_frame(form, evaluation, acceleration, lam, dissipated))
-            # Predict the next positions along the current velocity.
-            q = kinematics_frames.displace(system, q, v * output_step)
-        writer.close("complete", "", {"frames": len(times)})
+                _run(system, form, state.q, times, output_step, tolerance, progress, writer)
+            except AnalysisError as error:
+                if writer.path is None or len(writer.results()) == 0:
+                    raise
+                saved = f"; results up to t = {writer.results().time[-1]:.6g} s are saved in {writer.path}"
+                raise AnalysisError(f"{error}{saved}", str(writer.path)) from None
+            writer.close("complete", "", {"frames": len(times)})
     return writer.results()
+
+
+def _run(
+    system: System, form: CartesianFormulation, q: FloatArray, times: FloatArray, output_step: float,
+    tolerance: float, progress: bool, writer: ResultsWriter,
+) -> None:
+    """Solve and append one frame per output time."""
+    dissipated, previous_power, previous_t = 0.0, None, 0.0
+    for t in tqdm(times, disable=not progress, desc=f"kinematics {system.name}"):
+        q = _positions(system, form, q, float(t), tolerance)
+        _, G, nu = form.constraint_residual(q, float(t))
+        try:
+            jacobian = Factorization(G)
+        except SingularMatrixError:
+            raise AnalysisError(
+                f"kinematic analysis of model '{system.name}': the constraint Jacobian is singular at t = {t:.6g} s "
+                "(a lock-up or bifurcation position)"
+            ) from None
+        v = jacobian.solve(nu)
+        evaluation = form.evaluate(q, v, float(t))
+        acceleration = jacobian.solve(form.gamma(evaluation))
+        lam = Factorization(G.T).solve(evaluation.generalized_force - form.mass_matrix @ acceleration)
+        power = form.nonconservative_power(evaluation, lam)
+        if previous_power is not None:
+            dissipated -= 0.5 * (power + previous_power) * (t - previous_t)
+        previous_power, previous_t = power, t
+        writer.append(output_frame(form, evaluation, acceleration, lam, dissipated))
+        # Predict the next positions along the current velocity.
+        q = kinematics_frames.displace(system, q, v * output_step)
 
 
 def _positions(system: System, form: CartesianFormulation, q: FloatArray, t: float, tolerance: float) -> FloatArray:

@@ -22,7 +22,7 @@ import numpy as np
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.solve.integrators.base import Correction, FloatArray, rms
-from multibody.solve.linear import Factorization, SingularMatrixError, saddle_point_matrix
+from multibody.solve.linear import Factorization, SingularMatrixError, dependent_rows, saddle_point_matrix
 from multibody.solve.newton import ConvergenceMonitor, Verdict
 
 FORMS = ("I3", "SI2")
@@ -84,7 +84,9 @@ class MechanicalDAE:
             iteration_matrix = Factorization(saddle_point_matrix(form.mass_matrix - c * C - c * c * K, state.G))
             gram = Factorization(state.G @ state.G.T) if self.form == "SI2" and self.m else None
         except SingularMatrixError as error:
-            return Correction(predicted, z_guess, False, 0, np.inf, f"singular iteration matrix ({error})")
+            return Correction(
+                predicted, z_guess, False, 0, np.inf, f"singular iteration matrix ({error}): {self._diagnose(q, v, t)}"
+            )
         increment_weights = weights[: self.nq + self.nv]
         monitor = ConvergenceMonitor(tolerance, self.max_iterations)
         verdict = Verdict.CONTINUE
@@ -107,20 +109,34 @@ class MechanicalDAE:
         converged = verdict is Verdict.CONVERGED
         iteration, norm = monitor.iterations, monitor.norm
         if not converged:
-            return Correction(predicted, z_guess, False, iteration, norm, self._diagnose(q, t))
+            return Correction(predicted, z_guess, False, iteration, norm, self._diagnose(q, v, t))
         energy = base_energy - c * form.nonconservative_power(state, lam)
         y = np.concatenate([q, v, [energy]])
         return Correction(y, np.concatenate([lam, mu]), True, iteration, norm)
 
-    def _diagnose(self, q: FloatArray, t: float) -> str:
-        """Name the constraint row with the largest violation at ``q``."""
+    def _diagnose(self, q: FloatArray, v: FloatArray, t: float) -> str:
+        """Say why Newton failed at ``(q, v, t)``: a force element with a non-finite load, nearly
+        dependent constraint rows (a lock-up), or the row with the largest violation."""
         form = self.formulation
+        system = form.system
+        state = form.evaluate(q, v, t)
+        bad_loads = ~np.all(np.isfinite(np.column_stack([state.loads.force_W, state.loads.torque_W])), axis=1)
+        if np.any(bad_loads):
+            names = ", ".join(f"'{system.force_names[k]}'" for k in np.flatnonzero(bad_loads))
+            return f"force element {names} returned a non-finite load"
+        if not np.all(np.isfinite(state.generalized_force)):
+            return "the generalized forces are not finite (check masses, inertias and gravity)"
         if not self.m:
-            return "no constraints are violated; the forces may be too stiff for this step size"
-        phi, _, _ = form.constraint_residual(q, t)
-        worst = int(np.argmax(np.abs(phi)))
-        name = form.system.constraint_names[form.rows.element[worst]]
-        return f"largest constraint violation {abs(phi[worst]):.3g} in '{name}' ({form.rows.label[worst]})"
+            return "no constraint is violated; the forces may be too stiff for this step size"
+        near = dependent_rows(state.G, tolerance=1e-6)
+        if near:
+            culprits = ", ".join(
+                dict.fromkeys(f"'{system.constraint_names[form.rows.element[k]]}'" for d in near for k in (d.row, *d.depends_on))
+            )
+            return f"the constraints of {culprits} are (nearly) dependent here: a lock-up or dead-centre position"
+        worst = int(np.argmax(np.abs(state.phi)))
+        name = system.constraint_names[form.rows.element[worst]]
+        return f"largest constraint violation {abs(state.phi[worst]):.3g} in '{name}' ({form.rows.label[worst]})"
 
     def initial_algebraic(self, lam: FloatArray) -> FloatArray:
         """``z`` at the start: the consistent multipliers (and ``mu = 0`` for SI2)."""

@@ -60,10 +60,12 @@ class Model:
             raise ModelError(f"model '{self.name}': cannot add {element!r}; expected a RigidBody, Joint, Motion or force element")
         for marker in getattr(element, "attached_markers", tuple)():
             if not self._owns(marker.body):
-                raise ModelError(
-                    f"{element.describe()}: {marker.describe()} is not in model '{self.name}'; "
-                    f"add body '{marker.body.name}' to the model first"
+                remedy = (
+                    "it is another model's ground; put the marker on this model's ground (model.ground.add_marker)"
+                    if isinstance(marker.body, Ground)
+                    else f"add body '{marker.body.name}' to the model first"
                 )
+                raise ModelError(f"{element.describe()}: {marker.describe()} is not in model '{self.name}'; {remedy}")
         collection[element.name] = element
         self._names[element.name] = element
         return element

@@ -86,7 +86,7 @@ def compile_model(model: Model) -> System:
     drivers = _driver_functions(system, constraints)
     all_rows = dataclasses.replace(system.all_rows, driver=drivers)
     system = dataclasses.replace(system, all_rows=all_rows, active=np.arange(len(all_rows)), rows=all_rows)
-    return _remove_redundant(system)
+    return settle_redundancy(system, system.q0, stacklevel=3)
 
 
 def _assembly_freedoms(bodies: list) -> tuple[np.ndarray, np.ndarray]:
@@ -210,16 +210,18 @@ def _adjacency(model: Model, body_index: dict[int, int], n_bodies: int) -> tuple
     return tuple(tuple(sorted(n)) for n in neighbours)
 
 
-def _remove_redundant(system: System) -> System:
-    """Find rows dependent on earlier rows at the input configuration, warn, and drop them."""
+def settle_redundancy(system: System, q: np.ndarray, t: float = 0.0, stacklevel: int = 2) -> System:
+    """``system`` with the rows that are dependent on earlier rows at positions ``q`` removed.
+
+    Compile calls this at the input configuration; assembly calls it again at the assembled
+    one (an input configuration at a dead centre can make an independent row look redundant).
+    Warns with ``RedundantConstraintWarning`` when the set of removed rows changes.
+    """
     if len(system.all_rows) == 0:
         return system
-    frames = kinematics.pose(system, system.q0, 0.0)
+    frames = kinematics.pose(system, q, t)
     _, jacobian, _ = position_level(system, system.all_rows, frames)
     G = JacobianAssembler(system, system.all_rows, sparse=False).assemble(frames, jacobian)
-    found = dependent_rows(G)
-    if not found:
-        return system
     names = system.constraint_names
     element_of = system.all_rows.element
     redundant = tuple(
@@ -229,13 +231,16 @@ def _remove_redundant(system: System) -> System:
             label=system.all_rows.label[d.row],
             depends_on=tuple(dict.fromkeys(names[element_of[r]] for r in d.depends_on)),
         )
-        for d in found
+        for d in dependent_rows(G)
     )
+    if [r.row for r in redundant] == [r.row for r in system.redundant]:
+        return system
     active = np.setdiff1d(np.arange(len(system.all_rows)), [r.row for r in redundant])
-    warnings.warn(
-        f"model '{system.name}': {len(redundant)} redundant constraint equations removed "
-        f"(their reactions are not unique):\n  " + "\n  ".join(r.message() for r in redundant),
-        RedundantConstraintWarning,
-        stacklevel=4,
-    )
+    if redundant:
+        warnings.warn(
+            f"model '{system.name}': {len(redundant)} redundant constraint equations removed "
+            f"(their reactions are not unique):\n  " + "\n  ".join(r.message() for r in redundant),
+            RedundantConstraintWarning,
+            stacklevel=stacklevel + 1,
+        )
     return dataclasses.replace(system, active=active, rows=system.all_rows.subset(active), redundant=redundant)

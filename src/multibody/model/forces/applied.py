@@ -39,6 +39,7 @@ class _AppliedLoad(ForceElement):
     """
 
     unit = ""
+    marker_roles = ("marker",)
 
     def __init__(self, name: str, marker: Marker, value: object, frame: str = "world") -> None:
         super().__init__(name, marker)

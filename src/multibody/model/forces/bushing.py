@@ -33,8 +33,6 @@ class Bushing(ForceElement):
         preload_torque: ArrayLike = (0.0, 0.0, 0.0),
     ) -> None:
         super().__init__(name, i_marker, j_marker)
-        if i_marker.body is j_marker.body:
-            raise ModelError(f"{self.describe()}: both markers are on {i_marker.body.describe()}; connect two different bodies")
         self.stiffness = self._diagonal("stiffness", stiffness, True)
         self.damping = self._diagonal("damping", damping, True)
         self.rotational_stiffness = self._diagonal("rotational_stiffness", rotational_stiffness, True)

@@ -39,8 +39,6 @@ class SpringDamper(ForceElement):
     ) -> None:
         super().__init__(name, i_marker, j_marker)
         owner = self.describe()
-        if i_marker.body is j_marker.body:
-            raise ModelError(f"{owner}: both markers are on {i_marker.body.describe()}; connect two different bodies")
         self.stiffness = _non_negative(owner, "stiffness", stiffness, "N/m")
         self.damping = _non_negative(owner, "damping", damping, "N s/m")
         self.free_length = _non_negative(owner, "free_length", free_length, "m")
