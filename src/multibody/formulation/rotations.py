@@ -33,20 +33,18 @@ def rotation_from_euler_parameters(e: ArrayLike) -> FloatArray:
     """Rotation matrix ``R_WB`` from unit Euler parameters. Shape (..., 4) -> (..., 3, 3)."""
     e = np.asarray(e, dtype=float)
     e0, e1, e2, e3 = e[..., 0], e[..., 1], e[..., 2], e[..., 3]
-    return np.stack(
-        [
-            np.stack(
-                [e0 * e0 + e1 * e1 - 0.5, e1 * e2 - e0 * e3, e1 * e3 + e0 * e2], axis=-1
-            ),
-            np.stack(
-                [e1 * e2 + e0 * e3, e0 * e0 + e2 * e2 - 0.5, e2 * e3 - e0 * e1], axis=-1
-            ),
-            np.stack(
-                [e1 * e3 - e0 * e2, e2 * e3 + e0 * e1, e0 * e0 + e3 * e3 - 0.5], axis=-1
-            ),
-        ],
-        axis=-2,
-    ) * 2.0
+    R = np.empty(e.shape[:-1] + (3, 3))
+    R[..., 0, 0] = e0 * e0 + e1 * e1 - 0.5
+    R[..., 0, 1] = e1 * e2 - e0 * e3
+    R[..., 0, 2] = e1 * e3 + e0 * e2
+    R[..., 1, 0] = e1 * e2 + e0 * e3
+    R[..., 1, 1] = e0 * e0 + e2 * e2 - 0.5
+    R[..., 1, 2] = e2 * e3 - e0 * e1
+    R[..., 2, 0] = e1 * e3 - e0 * e2
+    R[..., 2, 1] = e2 * e3 + e0 * e1
+    R[..., 2, 2] = e0 * e0 + e3 * e3 - 0.5
+    R *= 2.0
+    return R
 
 
 def euler_parameters_from_rotation(R_WB: ArrayLike) -> FloatArray:
@@ -123,17 +121,14 @@ def rotation_from_axes(z_axis: ArrayLike, x_axis: ArrayLike | None = None) -> Fl
 
 def kinematic_matrix(e: ArrayLike) -> FloatArray:
     """``N`` with ``de/dt = N(e) @ w_B``: the 4x3 matrix ``1/2 L(e)^T``. Shape (..., 4) -> (..., 4, 3)."""
-    e = np.asarray(e, dtype=float)
+    e = 0.5 * np.asarray(e, dtype=float)
     e0, e1, e2, e3 = e[..., 0], e[..., 1], e[..., 2], e[..., 3]
-    return 0.5 * np.stack(
-        [
-            np.stack([-e1, -e2, -e3], axis=-1),
-            np.stack([e0, -e3, e2], axis=-1),
-            np.stack([e3, e0, -e1], axis=-1),
-            np.stack([-e2, e1, e0], axis=-1),
-        ],
-        axis=-2,
-    )
+    N = np.empty(e.shape[:-1] + (4, 3))
+    N[..., 0, 0], N[..., 0, 1], N[..., 0, 2] = -e1, -e2, -e3
+    N[..., 1, 0], N[..., 1, 1], N[..., 1, 2] = e0, -e3, e2
+    N[..., 2, 0], N[..., 2, 1], N[..., 2, 2] = e3, e0, -e1
+    N[..., 3, 0], N[..., 3, 1], N[..., 3, 2] = -e2, e1, e0
+    return N
 
 
 def euler_parameter_rate(e: ArrayLike, w_B: ArrayLike) -> FloatArray:
@@ -190,4 +185,9 @@ def cross(a: ArrayLike, b: ArrayLike) -> FloatArray:
     b = np.asarray(b)
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    shape = a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
+    out = np.empty(shape, dtype=np.result_type(a.dtype, b.dtype, np.float64))
+    out[..., 0] = a1 * b2 - a2 * b1
+    out[..., 1] = a2 * b0 - a0 * b2
+    out[..., 2] = a0 * b1 - a1 * b0
+    return out
