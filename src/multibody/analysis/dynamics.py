@@ -14,7 +14,7 @@ from multibody.analysis.model_input import as_system
 from multibody.analysis.output import output_frame, results_layout
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation
-from multibody.formulation.dae import MechanicalDAE
+from multibody.formulation.dae import FORMS, MechanicalDAE
 from multibody.formulation.state import State
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
@@ -22,8 +22,8 @@ from multibody.solve.integrators.base import IntegrationError
 from multibody.solve.integrators.bdf import BDF
 from multibody.system.system import System
 
-METHODS = {"SI2": "SI2", "I3": "I3"}
-"""Dynamic methods by name: BDF on the DAE form of the same name."""
+METHODS = FORMS
+"""Dynamic methods: BDF on the DAE form of the same name."""
 
 
 def dynamics(
@@ -71,7 +71,7 @@ def dynamics(
     with threadpool_limits(limits=1):
         system, state = assembled_state(system) if initial_state is None else (system, initial_state)
         form = CartesianFormulation(system)
-        problem = MechanicalDAE(form, METHODS[method])
+        problem = MechanicalDAE(form, method)
         start = form.evaluate(state.q, state.v, state.t)
         acceleration, lam = form.accelerations(start)
         y0 = np.concatenate([state.q, state.v, [0.0]])

@@ -10,6 +10,7 @@ import numpy as np
 from multibody.formulation import frames as kinematics
 from multibody.formulation import rotations
 from multibody.formulation.constraints import JacobianAssembler, position_level
+from multibody.model.body import RigidBody
 from multibody.model.forces import Bushing, PointForce, PointTorque, SpringDamper, TorsionSpring
 from multibody.model.functions import TimeFunction
 from multibody.model.joints.base import AXIS_INDEX, Joint
@@ -89,18 +90,22 @@ def compile_model(model: Model) -> System:
     return settle_redundancy(system, system.q0, stacklevel=3)
 
 
-def _assembly_freedoms(bodies: list) -> tuple[np.ndarray, np.ndarray]:
+def _assembly_freedoms(bodies: list[RigidBody]) -> tuple[np.ndarray, np.ndarray]:
     """Inverse weights per velocity-space coordinate: 0 exact, 1 given, large when unspecified."""
     position, velocity = [], []
     for body in bodies:
-        def freedom(component: str, given: str) -> float:
-            if component in body.exact or given in body.exact:
-                return 0.0
-            return 1.0 if body.given[given] else UNSPECIFIED_FREEDOM
-
-        position += [freedom(c, "position") for c in ("x", "y", "z")] + [freedom("orientation", "orientation")] * 3
-        velocity += [freedom(c, "velocity") for c in ("vx", "vy", "vz")] + [freedom("angular_velocity", "angular_velocity")] * 3
+        position += [_freedom(body, c, "position") for c in ("x", "y", "z")] + [_freedom(body, "orientation", "orientation")] * 3
+        velocity += [_freedom(body, c, "velocity") for c in ("vx", "vy", "vz")] + [
+            _freedom(body, "angular_velocity", "angular_velocity")
+        ] * 3
     return np.array(position), np.array(velocity)
+
+
+def _freedom(body: RigidBody, component: str, input_name: str) -> float:
+    """Inverse assembly weight of one initial-condition component of ``body``."""
+    if component in body.exact or input_name in body.exact:
+        return 0.0
+    return 1.0 if body.given[input_name] else UNSPECIFIED_FREEDOM
 
 
 def _constraint_rows(constraints: list, marker_index: dict[int, int]) -> ConstraintRows:
