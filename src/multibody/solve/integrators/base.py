@@ -8,8 +8,7 @@ integrator knows nothing of mechanics.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -70,15 +69,10 @@ class Statistics:
     newton_failures: int = 0
     jacobian_evaluations: int = 0
     factorizations: int = 0
-    extra: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, float]:
         """Plain dict for ``Results.stats``."""
-        values = {k: v for k, v in self.__dict__.items() if k != "extra"}
-        return {**values, **self.extra}
-
-
-DenseOutput = Callable[[float], FloatArray]
+        return dict(self.__dict__)
 
 
 def rms(x: FloatArray) -> float:
