@@ -69,58 +69,45 @@ def pendulum_part(
     return part
 
 
-def revolute_case() -> Model:
-    """test_Revolute_Case01: revolute about ground y (markers turned -90 deg about x), CM 2 m along x."""
-    model = Model("test_Revolute_Case01", gravity=GRAVITY)
-    turned = (180.0, 90.0, 180.0)
-    part = pendulum_part(model, (2.0, 0.0, 0.0), turned, (0.04, 0.1, 0.1))
+def joint_case(
+    title: str, joint: type, cm_qp: tuple[float, float, float], turned: tuple[float, float, float], ip: tuple[float, float, float]
+) -> Model:
+    """A pendulum part whose CM marker 0201 (at ``cm_qp``) and joint markers 0102 (ground) and
+    0202 (part), both at the origin, share the REULER angles ``turned`` [deg]: ``JOINT/1`` of
+    class ``joint`` between I = 0102 and J = 0202."""
+    model = Model(title, gravity=GRAVITY)
+    part = pendulum_part(model, cm_qp, turned, ip)
     i = add_marker(model.ground, "0102", (0.0, 0.0, 0.0), turned)
     j = add_marker(part, "0202", (0.0, 0.0, 0.0), turned)
-    model.add(Revolute("JOINT/1", i, j))
+    model.add(joint("JOINT/1", i, j))
     return model
+
+
+def revolute_case() -> Model:
+    """test_Revolute_Case01: revolute about ground y (markers turned -90 deg about x), CM 2 m along x."""
+    return joint_case("test_Revolute_Case01", Revolute, (2.0, 0.0, 0.0), (180.0, 90.0, 180.0), (0.04, 0.1, 0.1))
 
 
 def spherical_case() -> Model:
     """test_Spherical_Case01: ball joint at the origin, CM 2 m along x, all markers along ground axes."""
-    model = Model("test_Spherical_Case01", gravity=GRAVITY)
-    part = pendulum_part(model, (2.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.04, 0.1, 0.1))
-    i = add_marker(model.ground, "0102", (0.0, 0.0, 0.0))
-    j = add_marker(part, "0202", (0.0, 0.0, 0.0))
-    model.add(Spherical("JOINT/1", i, j))
-    return model
+    return joint_case("test_Spherical_Case01", Spherical, (2.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.04, 0.1, 0.1))
 
 
 def universal_case() -> Model:
     """test_Universal_Case01: ``JOINT/1, HOOKE`` (x_I perpendicular to y_J) at the origin, markers
     turned 90 deg about x, CM 2 m along y. The .adm's HOOKE is our ``Hooke``: ADAMS UNIVERSAL
     (z_I perpendicular to z_J) could not even assemble here, since z_I and z_J start parallel."""
-    model = Model("test_Universal_Case01", gravity=GRAVITY)
-    turned = (0.0, 90.0, 0.0)
-    part = pendulum_part(model, (0.0, 2.0, 0.0), turned, (0.1, 0.1, 0.04))
-    i = add_marker(model.ground, "0102", (0.0, 0.0, 0.0), turned)
-    j = add_marker(part, "0202", (0.0, 0.0, 0.0), turned)
-    model.add(Hooke("JOINT/1", i, j))
-    return model
+    return joint_case("test_Universal_Case01", Hooke, (0.0, 2.0, 0.0), (0.0, 90.0, 0.0), (0.1, 0.1, 0.04))
 
 
 def prismatic_case() -> Model:
     """test_Prismatic_Case01: ``JOINT/1, TRANSLATIONAL`` along ground z (along gravity), CM 2 m along x."""
-    model = Model("test_Prismatic_Case01", gravity=GRAVITY)
-    part = pendulum_part(model, (2.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.04, 0.1, 0.1))
-    i = add_marker(model.ground, "0102", (0.0, 0.0, 0.0))
-    j = add_marker(part, "0202", (0.0, 0.0, 0.0))
-    model.add(Translational("JOINT/1", i, j))
-    return model
+    return joint_case("test_Prismatic_Case01", Translational, (2.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.04, 0.1, 0.1))
 
 
 def cylindrical_case() -> Model:
     """test_Cylindrical_Case01: cylindrical joint along ground z (along gravity), CM 2 m along x."""
-    model = Model("test_Cylindrical_Case01", gravity=GRAVITY)
-    part = pendulum_part(model, (2.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.04, 0.1, 0.1))
-    i = add_marker(model.ground, "0102", (0.0, 0.0, 0.0))
-    j = add_marker(part, "0202", (0.0, 0.0, 0.0))
-    model.add(Cylindrical("JOINT/1", i, j))
-    return model
+    return joint_case("test_Cylindrical_Case01", Cylindrical, (2.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.04, 0.1, 0.1))
 
 
 def distance_case() -> Model:
