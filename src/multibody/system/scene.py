@@ -1,0 +1,64 @@
+"""The display description of a compiled model: what the animation and the glTF export draw.
+
+It travels as JSON text from the System into the results file (``ResultsLayout.scene``), so a
+results file alone can be animated. Everything is in body axes (ground: world axes); bodies are
+referred to by index (``-1`` is the ground), markers by index into ``System.marker_names``::
+
+    {"format": 1, "summary": "...", "gravity": [gx, gy, gz],
+     "bodies": [{"name", "mass", "inertia": 3x3, "shapes": [shape, ...]}, ...],
+     "ground": {"shapes": [...]},
+     "markers": [{"name": "body/marker", "body": k, "position": [3], "rotation": 3x3 R_BM}, ...],
+     "joints": [{"name", "type": "Revolute", "i": marker, "j": marker}, ...],
+     "forces": [{"name", "type": "SpringDamper", "i": marker, "j": marker or -1}, ...]}
+
+A shape is ``{"type": "box" | "sphere" | "ellipsoid" | "cylinder" | "frustum" | "capsule" |
+"mesh", its dimensions [m], "color": "#rrggbb", "opacity", "position": p_BS, "rotation": R_BS}``
+(see ``multibody.model.geometry``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from multibody.model.model import Model
+    from multibody.system.system import System
+
+SCENE_FORMAT = 1
+
+
+def scene_json(model: Model, system: System) -> str:
+    """The display description of ``model`` compiled into ``system``, as compact JSON text."""
+    constraints = model.constraints()
+    forces = list(model.forces.values())
+    scene: dict[str, Any] = {
+        "format": SCENE_FORMAT,
+        "summary": system.summary(),
+        "gravity": system.gravity.tolist(),
+        "bodies": [
+            {
+                "name": body.name,
+                "mass": body.mass,
+                "inertia": body.inertia.tolist(),
+                "shapes": [placed.description() for placed in body.shapes],
+            }
+            for body in model.bodies.values()
+        ],
+        "ground": {"shapes": [placed.description() for placed in model.ground.shapes]},
+        "markers": [
+            {"name": name, "body": int(body), "position": position.tolist(), "rotation": rotation.tolist()}
+            for name, body, position, rotation in zip(
+                system.marker_names, system.marker_body, system.marker_position, system.marker_orientation
+            )
+        ],
+        "joints": [
+            {"name": c.name, "type": type(c).__name__, "i": int(i), "j": int(j)}
+            for c, (i, j) in zip(constraints, system.constraint_markers)
+        ],
+        "forces": [
+            {"name": f.name, "type": type(f).__name__, "i": int(i), "j": int(j)}
+            for f, (i, j) in zip(forces, system.force_markers)
+        ],
+    }
+    return json.dumps(scene, separators=(",", ":"))

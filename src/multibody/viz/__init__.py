@@ -1,0 +1,16 @@
+"""See the results: plots, a 3D animation file, a glTF export and a one-page report.
+
+    animate(model, results, "run.html")          one self-contained HTML file (three.js inlined)
+    export_gltf(model, results, "run.glb")       glTF 2.0 binary with the animation, for Blender
+    plot(results, "crank.angular_velocity.z", "slider")   matplotlib figure with units
+    report(results, "report.html")               summary, statistics, animation, standard plots
+
+``model`` may be None: a results file carries the display description of its model.
+"""
+
+from multibody.viz.animation import animate
+from multibody.viz.gltf import export_gltf
+from multibody.viz.plots import plot
+from multibody.viz.report import report
+
+__all__ = ["animate", "export_gltf", "plot", "report"]

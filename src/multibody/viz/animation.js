@@ -1,0 +1,473 @@
+// multibody animation viewer: draws the scene of one results file and plays its motion.
+// The data (the <script id="multibody-data"> JSON) holds the display description and, per output
+// frame, every body's CM position (float32 x y z) and orientation (float32 quaternion x y z w).
+import * as THREE from "three";
+import { OrbitControls } from "three/addons/controls/OrbitControls.js";
+
+const data = JSON.parse(document.getElementById("multibody-data").textContent);
+const scene = data.scene;
+const size = scene.size;
+const frameCount = data.frame_count;
+const bodyCount = scene.bodies.length;
+const forceCount = scene.forces.length;
+
+function decode(base64, ArrayType) {
+  const text = atob(base64);
+  const bytes = new Uint8Array(text.length);
+  for (let k = 0; k < text.length; k++) bytes[k] = text.charCodeAt(k);
+  return new ArrayType(bytes.buffer);
+}
+
+const times = decode(data.time, Float64Array);
+const positions = decode(data.position, Float32Array); // (T, nb, 3)
+const quaternions = decode(data.quaternion, Float32Array); // (T, nb, 4) x y z w
+const forceVectors = decode(data.force, Float32Array); // (T, nf, 3) world [N]
+const torqueVectors = decode(data.torque, Float32Array); // (T, nf, 3) world [N m]
+const channelValues = decode(data.channel_values, Float32Array); // (T, nc)
+
+// ---------------------------------------------------------------- renderer, camera, lights
+const container = document.getElementById("view");
+let renderer;
+try {
+  renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+} catch (error) {
+  showMessage("This browser cannot draw 3D (WebGL is unavailable): " + error.message);
+  throw error;
+}
+renderer.setPixelRatio(window.devicePixelRatio);
+renderer.setSize(container.clientWidth, container.clientHeight);
+container.appendChild(renderer.domElement);
+
+const world = new THREE.Scene();
+world.background = new THREE.Color(0xeef1f5);
+const camera = new THREE.PerspectiveCamera(40, container.clientWidth / container.clientHeight, size * 1e-3, size * 1e3);
+camera.up.set(0, 0, 1); // world z is up
+const controls = new OrbitControls(camera, renderer.domElement);
+world.add(new THREE.HemisphereLight(0xffffff, 0x667788, 1.6));
+const sun = new THREE.DirectionalLight(0xffffff, 1.8);
+sun.position.set(1, -2, 3);
+world.add(sun);
+
+function showMessage(text) {
+  const box = document.getElementById("message");
+  box.textContent = text;
+  box.style.display = "block";
+}
+
+// ---------------------------------------------------------------- layers and geometry
+const layers = {};
+for (const name of ["shapes", "markers", "joints", "forces", "traces", "grid"]) {
+  layers[name] = [];
+}
+
+function rotationQuaternion(rows) {
+  const m = new THREE.Matrix4().set(
+    rows[0][0], rows[0][1], rows[0][2], 0, rows[1][0], rows[1][1], rows[1][2], 0,
+    rows[2][0], rows[2][1], rows[2][2], 0, 0, 0, 0, 1);
+  return new THREE.Quaternion().setFromRotationMatrix(m);
+}
+
+function placed(object, description) {
+  const frame = new THREE.Group();
+  frame.position.fromArray(description.position);
+  frame.quaternion.copy(rotationQuaternion(description.rotation));
+  frame.add(object);
+  return frame;
+}
+
+function shapeGeometry(shape) {
+  const round = 40;
+  switch (shape.type) {
+    case "box": return new THREE.BoxGeometry(shape.size[0], shape.size[1], shape.size[2]);
+    case "sphere": return new THREE.SphereGeometry(shape.radius, round, round / 2);
+    case "ellipsoid": return new THREE.SphereGeometry(1, round, round / 2).scale(...shape.semi_axes);
+    case "cylinder": return new THREE.CylinderGeometry(shape.radius, shape.radius, shape.length, round).rotateX(Math.PI / 2);
+    case "capsule": return new THREE.CapsuleGeometry(shape.radius, shape.length, 8, round / 2).rotateX(Math.PI / 2);
+    case "frustum":
+      return new THREE.CylinderGeometry(shape.top_radius, shape.bottom_radius, shape.length, round)
+        .rotateX(Math.PI / 2).translate(0, 0, shape.length / 2);
+    case "mesh": {
+      const geometry = new THREE.BufferGeometry();
+      geometry.setAttribute("position", new THREE.Float32BufferAttribute(shape.vertices, 3));
+      geometry.setIndex(shape.faces);
+      geometry.computeVertexNormals();
+      return geometry;
+    }
+    default: throw new Error("unknown shape type " + shape.type);
+  }
+}
+
+function shapeObject(shape) {
+  const material = new THREE.MeshStandardMaterial({
+    color: shape.color, opacity: shape.opacity, transparent: shape.opacity < 1,
+    depthWrite: shape.opacity >= 1, roughness: 0.55, metalness: 0.1,
+  });
+  const mesh = new THREE.Mesh(shapeGeometry(shape), material);
+  layers.shapes.push(mesh);
+  return placed(mesh, shape);
+}
+
+function markerTriad(marker) {
+  const triad = new THREE.AxesHelper(0.08 * size);
+  layers.markers.push(triad);
+  return placed(triad, marker);
+}
+
+const JOINT_MATERIAL = new THREE.MeshStandardMaterial({ color: 0xf2a900, roughness: 0.4 });
+
+function jointGlyph(joint) {
+  const r = 0.015 * size;
+  let geometry;
+  if (["Revolute", "Cylindrical", "Hooke", "Universal"].includes(joint.type)) {
+    geometry = new THREE.CylinderGeometry(r, r, 4 * r, 24).rotateX(Math.PI / 2); // along the joint axis z
+  } else if (joint.type === "Translational") {
+    geometry = new THREE.BoxGeometry(1.2 * r, 1.2 * r, 6 * r);
+  } else if (joint.type === "Motion") {
+    geometry = new THREE.TorusGeometry(2.5 * r, 0.4 * r, 8, 32);
+  } else {
+    geometry = new THREE.SphereGeometry(1.5 * r, 24, 12);
+  }
+  const glyph = new THREE.Mesh(geometry, JOINT_MATERIAL);
+  layers.joints.push(glyph);
+  return placed(glyph, scene.markers[joint.i]);
+}
+
+// ---------------------------------------------------------------- bodies
+const ground = new THREE.Group();
+world.add(ground);
+const bodies = scene.bodies.map(() => new THREE.Group());
+bodies.forEach((group) => world.add(group));
+const frameOf = (bodyIndex) => (bodyIndex < 0 ? ground : bodies[bodyIndex]);
+
+scene.bodies.forEach((body, k) => body.shapes.forEach((shape) => bodies[k].add(shapeObject(shape))));
+scene.ground.shapes.forEach((shape) => ground.add(shapeObject(shape)));
+scene.markers.forEach((marker) => frameOf(marker.body).add(markerTriad(marker)));
+scene.joints.forEach((joint) => frameOf(scene.markers[joint.i].body).add(jointGlyph(joint)));
+
+function markerPoint(markerIndex, target) {
+  const marker = scene.markers[markerIndex];
+  return frameOf(marker.body).localToWorld(target.fromArray(marker.position));
+}
+
+// ---------------------------------------------------------------- forces: coils and arrows
+function coilGeometry(turns) {
+  const points = [];
+  const steps = turns * 24;
+  for (let k = 0; k <= steps; k++) {
+    const angle = (2 * Math.PI * turns * k) / steps;
+    points.push(new THREE.Vector3(Math.cos(angle), Math.sin(angle), k / steps));
+  }
+  return new THREE.BufferGeometry().setFromPoints(points);
+}
+
+const coils = [];
+const arrows = [];
+let forceScale = 0;
+let torqueScale = 0;
+for (let k = 0; k < frameCount * forceCount; k++) {
+  forceScale = Math.max(forceScale, Math.hypot(forceVectors[3 * k], forceVectors[3 * k + 1], forceVectors[3 * k + 2]));
+  torqueScale = Math.max(torqueScale, Math.hypot(torqueVectors[3 * k], torqueVectors[3 * k + 1], torqueVectors[3 * k + 2]));
+}
+scene.forces.forEach((force, f) => {
+  if (force.j >= 0 && force.type === "SpringDamper") {
+    const coil = new THREE.Line(coilGeometry(10), new THREE.LineBasicMaterial({ color: 0x2b6cb0 }));
+    world.add(coil);
+    layers.forces.push(coil);
+    coils.push({ coil, i: force.i, j: force.j });
+  } else {
+    for (const [vectors, largest, color] of [[forceVectors, forceScale, 0xd64541], [torqueVectors, torqueScale, 0x8e5cc4]]) {
+      if (largest === 0) continue;
+      const arrow = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), new THREE.Vector3(), 1, color);
+      world.add(arrow);
+      layers.forces.push(arrow);
+      arrows.push({ arrow, index: f, marker: force.i, vectors, largest });
+    }
+  }
+});
+
+// ---------------------------------------------------------------- grid at the lowest point
+const lowest = Array.from({ length: positions.length / 3 }, (_, k) => positions[3 * k + 2]).reduce((a, b) => Math.min(a, b), 0);
+const grid = new THREE.GridHelper(10 * size, 20, 0x99a3ad, 0xc9d0d8);
+grid.rotateX(Math.PI / 2); // GridHelper lies in x-z; the floor is x-y
+grid.position.z = lowest - 0.5 * size;
+world.add(grid);
+layers.grid.push(grid);
+const worldAxes = new THREE.AxesHelper(0.15 * size);
+ground.add(worldAxes);
+layers.grid.push(worldAxes);
+
+// ---------------------------------------------------------------- pose of a frame
+let displacementScale = 1;
+const firstQuaternion = (b) => new THREE.Quaternion(...quaternions.slice(4 * b, 4 * b + 4));
+
+function bodyPose(frame, b, position, quaternion) {
+  const p = 3 * (frame * bodyCount + b);
+  const q = 4 * (frame * bodyCount + b);
+  const s = displacementScale;
+  position.set(
+    positions[3 * b] + s * (positions[p] - positions[3 * b]),
+    positions[3 * b + 1] + s * (positions[p + 1] - positions[3 * b + 1]),
+    positions[3 * b + 2] + s * (positions[p + 2] - positions[3 * b + 2]));
+  quaternion.set(quaternions[q], quaternions[q + 1], quaternions[q + 2], quaternions[q + 3]);
+  if (s !== 1) { // scale the rotation from the first frame: angle times s about the same axis
+    const start = firstQuaternion(b);
+    const relative = start.clone().invert().multiply(quaternion);
+    if (relative.w < 0) relative.set(-relative.x, -relative.y, -relative.z, -relative.w);
+    const angle = 2 * Math.acos(Math.min(1, relative.w));
+    const axis = new THREE.Vector3(relative.x, relative.y, relative.z);
+    if (axis.lengthSq() > 0) {
+      relative.setFromAxisAngle(axis.normalize(), s * angle);
+    }
+    quaternion.copy(start.multiply(relative));
+  }
+}
+
+let frameIndex = 0;
+const scratch = new THREE.Vector3();
+const scratch2 = new THREE.Vector3();
+
+function showFrame(frame) {
+  frameIndex = Math.max(0, Math.min(frameCount - 1, frame));
+  bodies.forEach((group, b) => {
+    bodyPose(frameIndex, b, group.position, group.quaternion);
+    group.updateMatrixWorld(true);
+  });
+  for (const { coil, i, j } of coils) {
+    const start = markerPoint(i, scratch);
+    const end = markerPoint(j, scratch2);
+    const length = start.distanceTo(end);
+    coil.position.copy(start);
+    coil.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), end.clone().sub(start).normalize());
+    coil.scale.set(0.03 * size, 0.03 * size, Math.max(length, 1e-9));
+  }
+  for (const { arrow, index, marker, vectors, largest } of arrows) {
+    const v = 3 * (frameIndex * forceCount + index);
+    const vector = new THREE.Vector3(vectors[v], vectors[v + 1], vectors[v + 2]);
+    const magnitude = vector.length();
+    arrow.visible = layerShown("forces") && magnitude > 1e-12 * largest;
+    arrow.position.copy(markerPoint(marker, scratch));
+    if (magnitude > 0) {
+      arrow.setDirection(vector.divideScalar(magnitude));
+      const length = (0.3 * size * magnitude) / largest;
+      arrow.setLength(length, 0.25 * length, 0.12 * length);
+    }
+  }
+  slider.value = String(frameIndex);
+  updateReadout();
+}
+
+// ---------------------------------------------------------------- traces
+const tracePoints = [{ label: "(choose a point)" }];
+scene.bodies.forEach((body, b) => tracePoints.push({ label: body.name + " CM", body: b, local: [0, 0, 0] }));
+scene.markers.forEach((marker) => {
+  if (marker.body >= 0) tracePoints.push({ label: marker.name, body: marker.body, local: marker.position });
+});
+const traceSelect = document.getElementById("trace-point");
+tracePoints.forEach((point, k) => traceSelect.add(new Option(point.label, String(k))));
+const traces = [];
+
+function tracePath(point) {
+  const path = new Float32Array(3 * frameCount);
+  const position = new THREE.Vector3();
+  const quaternion = new THREE.Quaternion();
+  for (let frame = 0; frame < frameCount; frame++) {
+    bodyPose(frame, point.body, position, quaternion);
+    scratch.fromArray(point.local).applyQuaternion(quaternion).add(position).toArray(path, 3 * frame);
+  }
+  return path;
+}
+
+function addTrace(label) {
+  const point = tracePoints.find((p) => p.label === label && p.body !== undefined);
+  if (!point) throw new Error("no point '" + label + "' to trace; points are: " + tracePoints.slice(1).map((p) => p.label).join(", "));
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute("position", new THREE.BufferAttribute(tracePath(point), 3));
+  const line = new THREE.Line(geometry, new THREE.LineBasicMaterial({ color: 0x111111 }));
+  line.visible = layerShown("traces");
+  world.add(line);
+  layers.traces.push(line);
+  traces.push({ line, point });
+}
+
+function refreshTraces() {
+  for (const { line, point } of traces) {
+    line.geometry.setAttribute("position", new THREE.BufferAttribute(tracePath(point), 3));
+  }
+}
+
+function clearTraces() {
+  for (const { line } of traces) {
+    world.remove(line);
+    line.geometry.dispose();
+  }
+  traces.length = 0;
+  layers.traces.length = 0;
+}
+
+// ---------------------------------------------------------------- views
+const bounds = new THREE.Box3();
+for (let k = 0; k < positions.length / 3; k++) bounds.expandByPoint(scratch.fromArray(positions, 3 * k));
+scene.markers.filter((m) => m.body < 0).forEach((m) => bounds.expandByPoint(scratch.fromArray(m.position)));
+const center = bounds.getCenter(new THREE.Vector3());
+const radius = Math.max(bounds.getSize(new THREE.Vector3()).length() / 2, 0.8 * size);
+const VIEWS = {
+  front: [[0, -1, 0], [0, 0, 1]], // looking along +y, z up
+  side: [[1, 0, 0], [0, 0, 1]], // looking along -x
+  top: [[0, 0, 1], [0, 1, 0]], // looking down, y up
+  iso: [[1, -1, 0.8], [0, 0, 1]],
+};
+
+function setView(name) {
+  const view = VIEWS[name];
+  if (!view) throw new Error("unknown view '" + name + "'; views are: " + Object.keys(VIEWS).join(", "));
+  const distance = (1.15 * radius) / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2));
+  const direction = new THREE.Vector3(...view[0]).normalize();
+  camera.up.set(...view[1]);
+  camera.position.copy(center).addScaledVector(direction, distance);
+  controls.target.copy(center);
+  camera.lookAt(center);
+  controls.update();
+}
+
+// ---------------------------------------------------------------- controls and readout
+const slider = document.getElementById("time-slider");
+slider.max = String(frameCount - 1);
+const playButton = document.getElementById("play");
+const readout = document.getElementById("readout");
+const timeLabel = document.getElementById("time-label");
+let playing = false;
+let speed = 1;
+let playTime = 0;
+let lastClock = null;
+
+function updateReadout() {
+  const t = times[frameIndex];
+  timeLabel.textContent = "t = " + t.toFixed(4) + " s  (" + (frameIndex + 1) + "/" + frameCount + ")";
+  const lines = data.channels.map((channel, c) => {
+    const value = channelValues[frameIndex * data.channels.length + c];
+    return channel.name + " = " + value.toPrecision(6) + " " + channel.unit;
+  });
+  readout.textContent = ["t = " + t.toPrecision(6) + " s", ...lines].join("\n");
+}
+
+function layerShown(name) {
+  const box = document.querySelector('input[data-layer="' + name + '"]');
+  return box ? box.checked : true;
+}
+
+function setVisible(name, shown) {
+  if (!(name in layers)) throw new Error("unknown layer '" + name + "'; layers are: " + Object.keys(layers).join(", "));
+  document.querySelector('input[data-layer="' + name + '"]').checked = shown;
+  layers[name].forEach((object) => { object.visible = shown; });
+  showFrame(frameIndex);
+}
+
+function frameAt(t) {
+  let low = 0;
+  let high = frameCount - 1;
+  while (low < high) { // last frame with time <= t
+    const middle = (low + high + 1) >> 1;
+    if (times[middle] <= t) low = middle; else high = middle - 1;
+  }
+  if (low + 1 < frameCount && times[low + 1] - t < t - times[low]) low += 1;
+  return low;
+}
+
+function play() {
+  if (frameIndex >= frameCount - 1) showFrame(0);
+  playing = true;
+  playTime = times[frameIndex];
+  lastClock = null;
+  playButton.innerHTML = "&#10074;&#10074;";
+}
+
+function pause() {
+  playing = false;
+  playButton.innerHTML = "&#9654;";
+}
+
+playButton.addEventListener("click", () => (playing ? pause() : play()));
+document.getElementById("step-back").addEventListener("click", () => { pause(); showFrame(frameIndex - 1); });
+document.getElementById("step-forward").addEventListener("click", () => { pause(); showFrame(frameIndex + 1); });
+slider.addEventListener("input", () => { pause(); showFrame(Number(slider.value)); });
+document.getElementById("speed").addEventListener("change", (event) => { speed = Number(event.target.value); });
+document.querySelectorAll("[data-view]").forEach((button) => button.addEventListener("click", () => setView(button.dataset.view)));
+document.querySelectorAll("[data-layer]").forEach((box) => box.addEventListener("change", () => setVisible(box.dataset.layer, box.checked)));
+document.getElementById("scale").addEventListener("change", (event) => setScale(Number(event.target.value)));
+document.getElementById("trace-add").addEventListener("click", () => {
+  const point = tracePoints[Number(traceSelect.value)];
+  if (point.body !== undefined) addTrace(point.label);
+});
+document.getElementById("trace-clear").addEventListener("click", clearTraces);
+
+function setScale(s) {
+  if (!(s >= 0)) throw new Error("the displacement scale must be a number >= 0, got " + s);
+  displacementScale = s;
+  document.getElementById("scale").value = String(s);
+  refreshTraces();
+  showFrame(frameIndex);
+}
+
+window.addEventListener("resize", () => {
+  camera.aspect = container.clientWidth / container.clientHeight;
+  camera.updateProjectionMatrix();
+  renderer.setSize(container.clientWidth, container.clientHeight);
+});
+
+function animate(clock) {
+  if (playing && frameCount > 1) {
+    if (lastClock !== null) playTime += ((clock - lastClock) / 1000) * speed;
+    lastClock = clock;
+    if (playTime > times[frameCount - 1]) playTime = times[0] + (playTime - times[frameCount - 1]); // loop
+    const frame = frameAt(playTime);
+    if (frame !== frameIndex) showFrame(frame);
+  }
+  controls.update();
+  renderer.render(world, camera);
+}
+
+setView("iso");
+for (const name of Object.keys(layers)) layers[name].forEach((object) => { object.visible = layerShown(name); });
+showFrame(0);
+renderer.setAnimationLoop(animate);
+
+// ---------------------------------------------------------------- the page's state, for scripts and tests
+function bodyValues(size, read) {
+  const result = [];
+  const position = new THREE.Vector3();
+  const quaternion = new THREE.Quaternion();
+  for (let b = 0; b < bodyCount; b++) {
+    bodyPose(frameIndex, b, position, quaternion);
+    result.push(read(position, quaternion).slice(0, size));
+  }
+  return result;
+}
+
+window.multibodyViewer = {
+  ready: true,
+  frameCount,
+  bodyNames: scene.bodies.map((body) => body.name),
+  views: Object.keys(VIEWS),
+  layers: Object.keys(layers),
+  tracePoints: tracePoints.slice(1).map((p) => p.label),
+  time: () => times[frameIndex],
+  frameIndex: () => frameIndex,
+  setFrame: (frame) => { pause(); showFrame(frame); },
+  setTime: (t) => { pause(); showFrame(frameAt(t)); },
+  play,
+  pause,
+  isPlaying: () => playing,
+  setSpeed: (s) => { speed = s; },
+  setView,
+  setScale,
+  setVisible,
+  addTrace,
+  readout: () => readout.textContent,
+  bodyPositions: () => bodyValues(3, (p) => p.toArray()),
+  bodyQuaternions: () => bodyValues(4, (p, q) => q.toArray()),
+  screenPoint: (b) => { // pixel of body b's CM on the canvas, CSS pixels from the top left
+    const p = bodies[b].position.clone().project(camera);
+    return [((p.x + 1) / 2) * container.clientWidth, ((1 - p.y) / 2) * container.clientHeight];
+  },
+  render: () => renderer.render(world, camera),
+};

@@ -1,0 +1,118 @@
+"""One self-contained HTML file that plays a run in 3D (three.js, inlined; works offline).
+
+The page holds the display description (``multibody.viz.scene``) as JSON and the motion as
+base64 typed arrays: per output frame and body the CM position (3 float32) and the orientation
+quaternion (4 float32), 28 bytes (37.3 characters of base64) per body and frame. Forces and the
+chosen channels add 4 bytes per value. The page exposes its state as ``window.multibodyViewer``
+(time, frameIndex, setTime, play, bodyPositions, ...; see ``animation.js``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from multibody.results import Results
+from multibody.viz.channels import channel_unit
+from multibody.viz.scene import scene_description
+
+if TYPE_CHECKING:
+    from multibody.model.model import Model
+    from multibody.system.system import System
+
+BYTES_PER_BODY_FRAME = 28
+"""Position (3 float32) and quaternion (4 float32) of one body at one output frame."""
+
+DEFAULT_CHANNELS = ("energy.kinetic", "energy.potential", "energy.total")
+"""Channels shown as text when none are chosen."""
+
+
+def animate(
+    model: Model | System | None,
+    results: Results | str | os.PathLike[str],
+    path: str | os.PathLike[str],
+    channels: tuple[str, ...] | list[str] | None = None,
+    title: str | None = None,
+) -> Path:
+    """Write the animation of ``results`` to the HTML file ``path`` and return its path.
+
+    ``model`` (the Model or System the results come from) supplies the display geometry; None
+    takes it from the results (a results file stores it). ``results`` may be a results file.
+    ``channels`` (e.g. "crank.angular_velocity.z") are shown as text at the current time.
+    """
+    path = Path(path)
+    path.write_text(animation_html(model, results, channels, title), encoding="utf-8")
+    return path
+
+
+def animation_html(
+    model: Model | System | None,
+    results: Results | str | os.PathLike[str],
+    channels: tuple[str, ...] | list[str] | None = None,
+    title: str | None = None,
+) -> str:
+    """The text of the animation page (see ``animate``)."""
+    results = results if isinstance(results, Results) else Results.load(results)
+    if len(results) == 0:
+        raise ValueError(f"{results!r} holds no output frames; there is nothing to animate")
+    scene = scene_description(results, model)
+    title = title or f"{results.layout.model_name} ({results.layout.analysis})"
+    data = animation_data(results, scene, list(DEFAULT_CHANNELS if channels is None else channels), title)
+    vendor = resources.files("multibody.viz") / "vendor"
+    three = (
+        (vendor / "three.module.min.js").read_text(encoding="utf-8").replace('"./three.core.min.js"', '"three/core"')
+    )
+    sources = {
+        "THREE_CORE": (vendor / "three.core.min.js").read_text(encoding="utf-8"),
+        "THREE": three,
+        "ORBIT_CONTROLS": (vendor / "OrbitControls.js").read_text(encoding="utf-8"),
+        "VIEWER": (resources.files("multibody.viz") / "animation.js").read_text(encoding="utf-8"),
+        "DATA": json.dumps(data, separators=(",", ":")).replace("</", "<\\/"),
+        "TITLE": _escape(title),
+    }
+    for name, text in sources.items():
+        if "</script" in text.lower():
+            raise ValueError(f"{name} contains '</script' and cannot be inlined in the page")
+    template = (resources.files("multibody.viz") / "animation.html").read_text(encoding="utf-8")
+    # one pass over the template, so that inserted text is never searched for placeholders
+    page = re.sub(r"@@MULTIBODY_([A-Z_]+)@@", lambda match: sources[match.group(1)], template)
+    return page
+
+
+def animation_data(results: Results, scene: dict[str, Any], channels: list[str], title: str) -> dict[str, Any]:
+    """The page's JSON: the scene, and the motion, forces and channels as base64 typed arrays."""
+    arrays = results.arrays
+    e_WB = arrays["body/euler_parameters"]  # (T, nb, 4) scalar first
+    quaternion_xyzw = np.concatenate([e_WB[..., 1:], e_WB[..., :1]], axis=-1)
+    force_types = {force["name"]: force["type"] for force in scene["forces"]}
+    values = np.column_stack([results.channel(spec) for spec in channels]) if channels else np.zeros((len(results), 0))
+    return {
+        "title": title,
+        "scene": scene,
+        "frame_count": len(results),
+        "time": _base64(results.time, np.float64),
+        "position": _base64(arrays["body/position"], np.float32),
+        "quaternion": _base64(quaternion_xyzw, np.float32),
+        "force": _base64(arrays["force/force"], np.float32),
+        "torque": _base64(arrays["force/torque"], np.float32),
+        "channels": [{"name": spec, "unit": channel_unit(spec, force_types)} for spec in channels],
+        "channel_values": _base64(values, np.float32),
+    }
+
+
+def _base64(values: np.ndarray, dtype: type) -> str:
+    """Little-endian bytes of ``values`` as ``dtype``, base64 (what the page decodes into a typed array)."""
+    return base64.b64encode(np.ascontiguousarray(values, dtype=np.dtype(dtype).newbyteorder("<")).tobytes()).decode(
+        "ascii"
+    )
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,209 @@
+"""The animation page in a real browser (Debian's chromium, headless, WebGL by SwiftShader).
+
+Checks: no console errors; the canvas shows the bodies (pixels around each body's projected CM
+differ from the background); moving the DOM time slider puts the bodies at the results' positions
+(float32 storage: 1e-6 m); the displacement scale multiplies displacements; play advances time;
+a results file of 20 bodies x 10,000 frames stays near 37 bytes of page per body-frame and loads
+in a few seconds. Screenshots are written to tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+
+import numpy as np
+import pytest
+from matplotlib import image
+
+import multibody as mb
+from multibody.results import Results, ResultsLayout
+from multibody.viz.animation import BYTES_PER_BODY_FRAME, animate
+from tests.viz.conftest import ARTIFACTS, EXAMPLES, example_run
+
+BACKGROUND = np.array([0xEE, 0xF1, 0xF5]) / 255.0
+"""The page's background colour #eef1f5."""
+
+
+def open_page(browser, path, width=1000, height=700):
+    """The page at ``path``, ready, with its console errors collected in ``page.errors``."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.errors = []
+    page.on("console", lambda message: page.errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.network = []  # anything fetched from outside the file: it must work offline
+    page.on("request", lambda request: page.network.append(request.url) if request.url.startswith("http") else None)
+    page.goto(path.resolve().as_uri())
+    page.wait_for_function("window.multibodyViewer && window.multibodyViewer.ready", timeout=30_000)
+    return page
+
+
+@pytest.fixture(scope="module")
+def slider_crank_page(browser, tmp_path_factory):
+    _, results = example_run("slider_crank")
+    path = tmp_path_factory.mktemp("animation") / "slider_crank.html"
+    results.save(path.with_suffix(".h5"))
+    animate(None, Results.load(path.with_suffix(".h5")), path, channels=["slider.position.x"])
+    page = open_page(browser, path)
+    yield page, results
+    page.close()
+
+
+def test_page_loads_without_errors_and_draws_the_bodies(slider_crank_page) -> None:
+    page, results = slider_crank_page
+    viewer = "window.multibodyViewer"
+    assert page.evaluate(f"{viewer}.bodyNames") == list(results.layout.body_names)
+    hide_controls = page.add_style_tag(content="#panel, #transport { display: none; }")
+    page.evaluate(f"{viewer}.setVisible('grid', false); {viewer}.setView('front'); {viewer}.render()")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = page.screenshot(path=str(ARTIFACTS / "slider_crank_front.png"))
+    pixels = image.imread(io.BytesIO(shot), format="png")[..., :3]
+    differs = np.any(np.abs(pixels - BACKGROUND) > 0.08, axis=-1)
+    for b, name in enumerate(results.layout.body_names):
+        x, y = (round(c) for c in page.evaluate(f"{viewer}.screenPoint({b})"))
+        assert differs[y - 3 : y + 4, x - 3 : x + 4].any(), f"body {name} not drawn at its CM pixel ({x}, {y})"
+    assert 0.005 < differs.mean() < 0.9  # something is drawn, and it is not a blank or garbage canvas
+    hide_controls.evaluate("style => style.remove()")
+    page.evaluate(f"{viewer}.setVisible('grid', true); {viewer}.setView('iso')")
+    assert page.errors == []
+    assert page.network == []
+
+
+def test_time_slider_moves_bodies_to_the_results(slider_crank_page) -> None:
+    page, results = slider_crank_page
+    positions = results.arrays["body/position"]
+    for frame in (0, 7, len(results) - 1):
+        page.locator("#time-slider").fill(str(frame))
+        assert page.evaluate("window.multibodyViewer.frameIndex()") == frame
+        assert page.evaluate("window.multibodyViewer.time()") == pytest.approx(results.time[frame], abs=1e-12)
+        np.testing.assert_allclose(page.evaluate("window.multibodyViewer.bodyPositions()"), positions[frame], atol=1e-6)
+        e = results.arrays["body/euler_parameters"][frame]
+        quaternions = np.array(page.evaluate("window.multibodyViewer.bodyQuaternions()"))
+        np.testing.assert_allclose(quaternions, np.column_stack([e[:, 1:], e[:, :1]]), atol=1e-6)
+        slider_x = float(page.evaluate("window.multibodyViewer.readout()").split("slider.position.x = ")[1].split()[0])
+        assert slider_x == pytest.approx(results.channel("slider.position.x")[frame], rel=1e-5)  # 6 digits shown
+    assert page.errors == []
+
+
+def test_displacement_scale_multiplies_displacements(slider_crank_page) -> None:
+    page, results = slider_crank_page
+    positions = results.arrays["body/position"]
+    page.evaluate("window.multibodyViewer.setFrame(5); window.multibodyViewer.setScale(3)")
+    expected = positions[0] + 3.0 * (positions[5] - positions[0])
+    np.testing.assert_allclose(page.evaluate("window.multibodyViewer.bodyPositions()"), expected, atol=3e-6)
+    page.evaluate("window.multibodyViewer.setScale(1)")
+    page.evaluate("window.multibodyViewer.addTrace('rod CM')")
+    for view in ("front", "top", "side", "iso"):
+        page.evaluate(f"window.multibodyViewer.setView('{view}')")
+    for layer in ("markers", "joints", "forces", "traces"):
+        page.evaluate(f"window.multibodyViewer.setVisible('{layer}', true)")
+    assert page.errors == []
+
+
+def test_play_advances_time(slider_crank_page) -> None:
+    page, results = slider_crank_page
+    page.evaluate("window.multibodyViewer.setFrame(0); window.multibodyViewer.setSpeed(0.25)")
+    page.locator("#play").click()
+    # Generous timeout: software WebGL on a loaded CI machine can take seconds per frame.
+    page.wait_for_function("window.multibodyViewer.frameIndex() >= 2", timeout=30_000)
+    assert page.evaluate("window.multibodyViewer.isPlaying()")
+    page.locator("#play").click()
+    assert not page.evaluate("window.multibodyViewer.isPlaying()")
+    assert page.evaluate("window.multibodyViewer.time()") > results.time[0]
+    page.screenshot(path=str(ARTIFACTS / "slider_crank_playing.png"))
+    assert page.errors == []
+
+
+def chain_results(n_bodies: int, n_frames: int) -> Results:
+    """A synthetic run: bodies on circles of growing radius, each turning about z."""
+    layout = ResultsLayout("chain", "dynamics", body_names=tuple(f"link{k}" for k in range(n_bodies)))
+    arrays = {key: np.zeros((n_frames, *shape)) for key, shape in layout.frame_shapes().items()}
+    t = np.linspace(0.0, 10.0, n_frames)
+    angle = t[:, None] * (1.0 + 0.1 * np.arange(n_bodies))
+    radius = 0.2 * (1 + np.arange(n_bodies))
+    arrays["time"] = t
+    arrays["body/position"] = np.stack([radius * np.cos(angle), radius * np.sin(angle), np.zeros_like(angle)], axis=-1)
+    arrays["body/euler_parameters"] = np.stack(
+        [np.cos(angle / 2), np.zeros_like(angle), np.zeros_like(angle), np.sin(angle / 2)], axis=-1
+    )
+    return Results(layout, arrays)
+
+
+def test_large_run_is_compact_and_loads_quickly(browser, tmp_path) -> None:
+    """20 bodies x 10,000 frames: the motion costs 28 bytes per body-frame (37.3 in base64 text);
+    with the 0.75 MB of three.js the page must stay under 40 bytes per body-frame + 1 MB and be
+    ready within 5 s."""
+    n_bodies, n_frames = 20, 10_000
+    results = chain_results(n_bodies, n_frames)
+    path = animate(None, results, tmp_path / "chain.html", channels=[])
+    size = path.stat().st_size
+    per_body_frame = (size - 1_000_000) / (n_bodies * n_frames)
+    assert BYTES_PER_BODY_FRAME == 28
+    assert size < 40 * n_bodies * n_frames + 1_000_000, f"{size} bytes, {per_body_frame:.1f} per body-frame"
+    start = time.perf_counter()
+    page = open_page(browser, path)
+    load_seconds = time.perf_counter() - start
+    print(f"\n20 bodies x 10000 frames: {size / 1e6:.2f} MB page, loaded in {load_seconds:.2f} s")
+    assert load_seconds < 5.0
+    page.evaluate("window.multibodyViewer.setFrame(9999)")
+    np.testing.assert_allclose(
+        page.evaluate("window.multibodyViewer.bodyPositions()"), results.arrays["body/position"][-1], atol=1e-5
+    )
+    assert page.errors == []
+    page.close()
+
+
+QUICK_EXAMPLES = ("two_mass_chain", "newtons_cradle", "heavy_top")
+"""Springs, contacts and a spinning top in the default run (about 3 s a page); all examples with -m slow."""
+
+
+@pytest.mark.parametrize(
+    "example", [e if e in QUICK_EXAMPLES else pytest.param(e, marks=pytest.mark.slow) for e in EXAMPLES]
+)
+def test_every_example_animates_without_errors(browser, tmp_path, example) -> None:
+    """Every shipped example (springs, contacts, motions, several joint types) loads and plays its
+    last frame with no console error, its bodies at the results' positions."""
+    system, results = example_run(example)
+    page = open_page(browser, animate(system, results, tmp_path / f"{example}.html"))
+    page.evaluate("window.multibodyViewer.setVisible('markers', true); window.multibodyViewer.setFrame(1e9)")
+    np.testing.assert_allclose(
+        page.evaluate("window.multibodyViewer.bodyPositions()"), results.arrays["body/position"][-1], atol=1e-5
+    )
+    assert page.errors == []
+    page.close()
+
+
+def test_shapes_of_every_kind_are_drawn(browser, tmp_path) -> None:
+    """A pendulum dressed in every shape kind (and a mesh), pushed by a force and a torque (arrows),
+    renders without errors; the pixel at the bob's centre is the bob's red."""
+    model = mb.Model("gallery")
+    bob = model.add(mb.RigidBody.from_shape("bob", mb.Sphere(0.05, color="red"), 7800.0, position=(0.5, 0.0, 0.0)))
+    pivot = bob.add_marker("pivot", (-0.5, 0.0, 0.0), z_axis=(0.0, 1.0, 0.0))
+    bob.add_shape(mb.Link(pivot, bob.add_marker("centre"), radius=0.01, color="steel"))
+    bob.add_shape(mb.Box((0.04, 0.04, 0.04), color="blue"), pivot)
+    bob.add_shape(mb.Cylinder(0.02, 0.1, color="#22aa88", opacity=0.5), pivot)
+    bob.add_shape(
+        mb.Frustum(0.03, 0.0, 0.08, color="orange"), bob.add_marker("tip", (0.05, 0.0, 0.0), z_axis=(1, 0, 0))
+    )
+    bob.add_shape(mb.Ellipsoid((0.02, 0.03, 0.04), color="purple"), bob.add_marker("side", (0.0, 0.0, 0.06)))
+    bob.add_shape(mb.Capsule(0.01, 0.05, color="yellow"), bob.add_marker("top", (0.0, 0.0, -0.06)))
+    tetrahedron = mb.Mesh(
+        vertices=[[0, 0, 0], [0.05, 0, 0], [0, 0.05, 0], [0, 0, 0.05]],
+        faces=[[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+    )
+    model.ground.add_shape(tetrahedron)
+    model.add(mb.Revolute("hinge", pivot, model.ground.add_marker("o", z_axis=(0.0, 1.0, 0.0))))
+    model.add(mb.PointForce("push", bob.marker("centre"), (0.0, 0.0, 20.0)))  # drawn as an arrow
+    model.add(mb.PointTorque("twist", bob.marker("centre"), (0.0, 1.0, 0.0)))
+    results = mb.dynamics(model, t_end=0.05, output_step=0.01)
+    page = open_page(browser, animate(model, results, tmp_path / "gallery.html"))
+    page.add_style_tag(content="#panel, #transport { display: none; }")
+    page.evaluate("window.multibodyViewer.setVisible('grid', false); window.multibodyViewer.setView('front')")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    pixels = image.imread(io.BytesIO(page.screenshot(path=str(ARTIFACTS / "shapes_gallery.png"))), format="png")[
+        ..., :3
+    ]
+    x, y = (round(c) for c in page.evaluate("window.multibodyViewer.screenPoint(0)"))
+    assert np.abs(pixels[y, x] - np.array([0xD6, 0x45, 0x41]) / 255.0).max() < 0.35  # the red bob, lit
+    assert page.errors == []
+    page.close()
