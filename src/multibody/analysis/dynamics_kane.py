@@ -1,0 +1,223 @@
+"""Dynamic analysis in relative coordinates: Kane's equations integrated as an ODE.
+
+The state is ``y = (q, u, E)``: the tree's joint coordinates, the generalized speeds and the
+energy ``E`` taken out by non-conservative forces and motions (a quadrature outside the error
+test). ``dq/dt = N(q) u``, ``du/dt`` from ``KaneFormulation.accelerations`` (articulated-body
+recursion on a tree, Maggi's null-space equations with cut constraints), ``dE/dt = -P``.
+
+Methods: "BDF" is the package's variable-order BDF (``solve.integrators.bdf``) on this ODE,
+Newton with a finite-difference Jacobian ``df/dy`` (n_y evaluations, refreshed when Newton asks);
+"RK45", "DOP853" and "LSODA" are scipy's, stepped by ``ExplicitIntegrator``. With cut
+constraints the positions and speeds are projected back onto ``Phi = 0``, ``B u = nu``
+(``KaneFormulation.project``) at every output frame, and after any step that leaves a constraint
+violated by more than ``atol`` (BDF) or ``EXPLICIT_DRIFT * atol`` (scipy's solvers, which must
+restart after a projection: their local errors reach ``atol`` every step, and restarting at that
+level would keep them at their tiny starting steps).
+
+Output frames are the same as the Cartesian formulation's: the bodies' Cartesian positions,
+velocities and accelerations from the tree, and the joint reactions from the Lagrange
+multipliers of all joints that make those accelerations, ``G^T lambda = Q - M a`` (solved in the
+least-squares sense, exact for consistent accelerations).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from multibody.analysis.output import output_frame, results_layout
+from multibody.analysis.time_loop import Frame, integrate_to_output
+from multibody.formulation.cartesian import CartesianFormulation, Evaluation
+from multibody.formulation.kane import KaneError, KaneFormulation
+from multibody.formulation.rotations import FloatArray
+from multibody.formulation.state import State
+from multibody.results import Results
+from multibody.solve.integrators.base import Correction, rms
+from multibody.solve.integrators.bdf import BDF
+from multibody.solve.integrators.explicit import SOLVERS, ExplicitIntegrator
+from multibody.solve.linear import Factorization, SingularMatrixError, to_dense
+from multibody.solve.newton import ConvergenceMonitor, Verdict
+from multibody.system.system import System
+
+KANE_METHODS = ("BDF", *SOLVERS)
+"""Methods of the Kane formulation (the first is the default)."""
+EXPLICIT_DRIFT = 100.0
+"""Constraint violation, in units of ``atol``, after which scipy's solvers are projected and restarted."""
+
+
+class KaneODE:
+    """``dy/dt = f(t, y)`` of Kane's equations, and the ``ImplicitProblem`` BDF asks for."""
+
+    def __init__(self, formulation: KaneFormulation, drift_tolerance: float, newton_max_iterations: int = 5) -> None:
+        self.formulation = formulation
+        self.drift_tolerance = drift_tolerance
+        self.max_iterations = newton_max_iterations
+        self.n_q, self.n_u = formulation.n_q, formulation.n_u
+        self._iteration_jacobian: FloatArray | None = None
+        self._t = 0.0
+        """time of the last implicit solve: the time ``finalize`` projects at"""
+
+    def split(self, y: FloatArray) -> tuple[FloatArray, FloatArray, float]:
+        """``(q, u, E)`` of ``y``."""
+        return y[: self.n_q], y[self.n_q : self.n_q + self.n_u], float(y[-1])
+
+    def rate(self, t: float, y: FloatArray) -> FloatArray:
+        """``dy/dt`` (n_q + n_u + 1,)."""
+        form = self.formulation
+        q, u, _ = self.split(y)
+        state = form.evaluate(q, u, t)
+        u_dot, constraint_power = form.accelerations(state)
+        power = state.loads.nonconservative_power + constraint_power
+        return np.concatenate([form.position_rate(q, u), u_dot, [-power]])
+
+    # -- BDF's ImplicitProblem ---------------------------------------------------------------
+    def error_weights(self, y: FloatArray, step_size: float, rtol: float, atol: float) -> FloatArray:
+        """``1 / (atol + rtol |y|)`` on q and u; zero on the energy quadrature."""
+        weights = 1.0 / (atol + rtol * np.abs(y))
+        weights[-1] = 0.0
+        return weights
+
+    def finalize(self, y: FloatArray) -> FloatArray:
+        """Unit Euler parameters, and the projection onto the cut constraints if they drifted."""
+        projected = self.project_drift(self._t, y)
+        out = y.copy() if projected is None else projected
+        out[: self.n_q] = self.formulation.normalize(out[: self.n_q])
+        return out
+
+    def correct(
+        self,
+        t: float,
+        predicted: FloatArray,
+        base: FloatArray,
+        c: float,
+        z_guess: FloatArray,
+        weights: FloatArray,
+        tolerance: float,
+        refresh_jacobian: bool,
+    ) -> Correction:
+        """Newton on ``y = base + c f(t, y)`` with ``(I - c df/dy)``, ``df/dy`` by differences."""
+        y = predicted.copy()
+        self._t = t
+        try:
+            if refresh_jacobian or self._iteration_jacobian is None:
+                self._iteration_jacobian = self._rate_jacobian(t, y)
+            iteration = Factorization(np.eye(y.size) - c * self._iteration_jacobian)
+        except (SingularMatrixError, KaneError) as error:
+            return Correction(predicted, z_guess, False, 0, np.inf, str(error))
+        monitor = ConvergenceMonitor(tolerance, self.max_iterations)
+        verdict = Verdict.CONTINUE
+        while verdict is Verdict.CONTINUE:
+            try:
+                residual = y - base - c * self.rate(t, y)
+            except KaneError as error:
+                return Correction(predicted, z_guess, False, monitor.iterations, np.inf, str(error))
+            dy = iteration.solve(-residual)
+            y += dy
+            verdict = monitor.update(rms(dy * weights))
+        converged = verdict is Verdict.CONVERGED
+        diagnosis = "" if converged else "the Kane equations' Newton iteration diverged (stiff forces for this step?)"
+        return Correction(
+            y if converged else predicted, z_guess, converged, monitor.iterations, monitor.norm, diagnosis
+        )
+
+    def _rate_jacobian(self, t: float, y: FloatArray) -> FloatArray:
+        """``df/dy`` (n, n) by forward differences, one rate evaluation per column."""
+        f0 = self.rate(t, y)
+        jacobian = np.zeros((y.size, y.size))
+        for k in range(y.size - 1):  # the energy quadrature enters no rate
+            step = 1e-7 * max(1.0, abs(y[k]))
+            y_step = y.copy()
+            y_step[k] += step
+            jacobian[:, k] = (self.rate(t, y_step) - f0) / step
+        return jacobian
+
+    # -- constraint stabilization ------------------------------------------------------------
+    def project_drift(self, t: float, y: FloatArray) -> FloatArray | None:
+        """``y`` projected onto the cut constraints when one is violated by more than the drift
+        tolerance [m, rad]; None when none is (or there are no cut constraints)."""
+        form = self.formulation
+        if not form.has_cuts:
+            return None
+        q, u, energy = self.split(y)
+        phi, B, nu = form.cut_constraints(form.evaluate(q, u, t))
+        if max(np.max(np.abs(phi)), np.max(np.abs(B @ u - nu))) <= self.drift_tolerance:
+            return None
+        q, u = form.project(q, u, t)
+        return np.concatenate([q, u, [energy]])
+
+
+def kane_dynamics(
+    system: System,
+    state: State,
+    t_end: float,
+    output_step: float,
+    method: str,
+    rtol: float,
+    atol: float,
+    max_step: float,
+    output: str | None,
+    progress: bool,
+) -> Results:
+    """Integrate Kane's equations of ``system`` from the consistent Cartesian ``state`` (see
+    ``multibody.analysis.dynamics.dynamics`` for the arguments)."""
+    form = KaneFormulation(system, state.q, state.t)
+    cartesian = CartesianFormulation(system)
+    problem = KaneODE(form, drift_tolerance=atol if method == "BDF" else EXPLICIT_DRIFT * atol)
+    q0 = form.reference_coordinates()
+    y0 = np.concatenate([q0, form.speeds_from_cartesian(q0, state.v, state.t), [0.0]])
+    if method == "BDF":
+        integrator = BDF(
+            problem, state.t, y0, problem.rate(state.t, y0), np.zeros(0), t_end, rtol, atol, max_step=max_step
+        )
+        stats = integrator.stats.as_dict
+    else:
+        atol_per_component = np.full(y0.size, atol)
+        atol_per_component[-1] = np.inf  # the energy quadrature is outside the error test
+        integrator = ExplicitIntegrator(
+            method, problem.rate, state.t, y0, t_end, rtol, atol_per_component, max_step, problem.project_drift
+        )
+        stats = integrator.stats_dict
+
+    def frame_at(t: float) -> Frame:
+        q, u, dissipated = problem.split(integrator.dense_output(t))
+        q, u = form.project(q, u, t)
+        return _output_frame(form, cartesian, q, u, t, dissipated)
+
+    return integrate_to_output(
+        integrator,
+        results_layout(system, "dynamics"),
+        _output_frame(form, cartesian, *problem.split(y0)[:2], state.t, 0.0),
+        frame_at,
+        stats,
+        t_end,
+        output_step,
+        output,
+        progress,
+    )
+
+
+def _output_frame(
+    form: KaneFormulation, cartesian: CartesianFormulation, q: FloatArray, u: FloatArray, t: float, dissipated: float
+) -> Frame:
+    """The Cartesian output frame of the tree state ``(q, u)`` at ``t`` [s]."""
+    state = form.evaluate(q, u, t)
+    u_dot, _ = form.accelerations(state)
+    acceleration = form.cartesian_accelerations(state, u_dot)
+    evaluation = cartesian.evaluate(form.cartesian_positions(state), form.cartesian_velocities(state), t)
+    return output_frame(
+        cartesian, evaluation, acceleration, joint_multipliers(cartesian, evaluation, acceleration), dissipated
+    )
+
+
+def joint_multipliers(cartesian: CartesianFormulation, evaluation: Evaluation, acceleration: FloatArray) -> FloatArray:
+    """Lagrange multipliers (m,) of the active rows with ``G^T lambda = Q - M a`` at the known
+    Cartesian accelerations ``a`` (6 nb,): the normal equations ``G G^T lambda = G (Q - M a)``."""
+    G = evaluation.G
+    if G.shape[0] == 0:
+        return np.zeros(0)
+    rhs = G @ (evaluation.generalized_force - cartesian.mass_matrix @ acceleration)
+    try:
+        return Factorization(G @ G.T).solve(rhs)
+    except SingularMatrixError:
+        return np.linalg.lstsq(
+            to_dense(G).T, evaluation.generalized_force - cartesian.mass_matrix @ acceleration, rcond=None
+        )[0]

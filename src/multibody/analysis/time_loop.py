@@ -1,0 +1,94 @@
+"""The loop every time integration shares: step the integrator, write frames at the output times,
+and on an error keep what was computed and say where it stopped."""
+
+from __future__ import annotations
+
+import time as wallclock
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from multibody.analysis.errors import AnalysisError
+from multibody.results import Results, ResultsLayout, ResultsWriter
+from multibody.solve.integrators.base import IntegrationError
+
+Frame = dict[str, np.ndarray]
+
+
+class SteppingIntegrator(Protocol):
+    """What the loop reads from an integrator (``BDF``, ``ExplicitIntegrator``)."""
+
+    t: float
+    t_old: float
+
+    def step(self) -> None: ...
+
+
+def integrate_to_output(
+    integrator: SteppingIntegrator,
+    layout: ResultsLayout,
+    first_frame: Frame,
+    frame_at: Callable[[float], Frame],
+    stats: Callable[[], dict[str, float]],
+    t_end: float,
+    output_step: float,
+    output: str | None,
+    progress: bool,
+) -> Results:
+    """Step ``integrator`` from its time to ``t_end`` [s], appending ``first_frame`` and then
+    ``frame_at(t)`` (interpolated within the last step) every ``output_step`` [s].
+
+    ``output`` is an optional HDF5 path written while the run goes. On an integrator error or a
+    raising user law the results so far are closed with status "failed" and an ``AnalysisError``
+    names the time and the file; Ctrl-C closes them as "interrupted".
+    """
+    t0 = integrator.t
+    output_times = t0 + output_step * np.arange(1, int(np.floor((t_end - t0) / output_step + 1e-9)) + 1)
+    started = wallclock.perf_counter()
+
+    def statistics() -> dict[str, float]:
+        return {**stats(), "final_time": integrator.t, "wall_time": wallclock.perf_counter() - started}
+
+    writer = ResultsWriter(output, layout)
+    bar = tqdm(
+        total=t_end - t0,
+        unit="s",
+        disable=not progress,
+        desc=f"dynamics {layout.model_name}",
+        bar_format="{l_bar}{bar}| t = {n:.3f} / {total:.3f} s [{elapsed}<{remaining}]",
+    )
+    next_output = 0
+    try:
+        writer.append(first_frame)
+        while integrator.t < t_end:
+            integrator.step()
+            bar.update(integrator.t - integrator.t_old)
+            while next_output < len(output_times) and output_times[next_output] <= integrator.t + 1e-12 * max(
+                1.0, t_end
+            ):
+                writer.append(frame_at(float(output_times[next_output])))
+                next_output += 1
+    except Exception as error:
+        # The integrator gave up, or a user law raised: keep what was computed and say where.
+        if isinstance(error, IntegrationError):
+            message = f"dynamics of model '{layout.model_name}' failed at t = {error.t:.6g} s: {error}"
+        else:
+            message = (
+                f"dynamics of model '{layout.model_name}' failed after t = {integrator.t:.6g} s "
+                f"(the last completed step): {type(error).__name__}: {error}"
+            )
+        writer.close("failed", message, statistics())
+        where = (
+            f"; results up to t = {writer.results().time[-1]:.6g} s are saved in {writer.path}" if writer.path else ""
+        )
+        raise AnalysisError(message + where, None if writer.path is None else str(writer.path)) from error
+    except BaseException as error:
+        status = "interrupted" if isinstance(error, KeyboardInterrupt) else "failed"
+        writer.close(status, f"{type(error).__name__}: {error}", statistics())
+        raise
+    finally:
+        bar.close()
+    writer.close("complete", "", statistics())
+    return writer.results()
