@@ -1,0 +1,1 @@
+"""Model files from other programs: ADAMS/Solver datasets (``multibody.io.adm``)."""

@@ -1,0 +1,477 @@
+"""ADAMS function expressions -> Python callables, compiled once.
+
+An expression such as ``-1E4*(DX(0202,0102)-0.5) - 10*VX(0202,0102) + STEP(TIME,0,0,1,100)`` is
+tokenized, parsed by recursive descent (Fortran precedence: ``**`` binds tighter than a unary
+sign, which binds tighter than ``*`` ``/``, then ``+`` ``-``) and turned into the source of one
+Python lambda, compiled with ``compile``. The lambda reads marker measurements from a
+``Measurements`` (``c``), marker indices bound at model compile time (``m``) and spline curves
+(``s``). Arithmetic is numpy's, so one expression evaluates a single instant (floats) or a whole
+results history (arrays).
+
+Values are in the dataset's units: measurements are divided by the SI size of their unit
+(``Units``), and the caller scales the result. ``VARVAL(id)`` is inlined (cycles are errors).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from multibody.formulation.measurements import Measurements
+from multibody.io.adm import functions
+from multibody.io.adm.errors import AdmError, AdmSyntaxError
+from multibody.io.adm.units import Units
+from multibody.model.marker import Marker
+
+TOKEN = re.compile(
+    r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?P<degrees>[dD](?![A-Za-z0-9_]))?)"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>\*\*|[-+*/^(),:]))"
+)
+
+PURE = {
+    "ABS": ("np.abs", 1, 1),
+    "ACOS": ("np.arccos", 1, 1),
+    "ASIN": ("np.arcsin", 1, 1),
+    "ATAN": ("np.arctan", 1, 1),
+    "ATAN2": ("np.arctan2", 2, 2),
+    "COS": ("np.cos", 1, 1),
+    "COSH": ("np.cosh", 1, 1),
+    "SIN": ("np.sin", 1, 1),
+    "SINH": ("np.sinh", 1, 1),
+    "TAN": ("np.tan", 1, 1),
+    "TANH": ("np.tanh", 1, 1),
+    "EXP": ("np.exp", 1, 1),
+    "LOG": ("np.log", 1, 1),
+    "LOG10": ("np.log10", 1, 1),
+    "SQRT": ("np.sqrt", 1, 1),
+    "AINT": ("F.aint", 1, 1),
+    "ANINT": ("F.anint", 1, 1),
+    "DIM": ("F.dim", 2, 2),
+    "MOD": ("F.mod", 2, 2),
+    "SIGN": ("F.sign", 2, 2),
+    "MAX": ("F.maximum", 2, 2),
+    "MIN": ("F.minimum", 2, 2),
+    "STEP": ("F.step", 5, 5),
+    "STEP5": ("F.step5", 5, 5),
+    "HAVSIN": ("F.havsin", 5, 5),
+    "POLY": ("F.poly", 3, 32),
+    "CHEBY": ("F.cheby", 3, 32),
+    "FORCOS": ("F.forcos", 4, 33),
+    "FORSIN": ("F.forsin", 4, 33),
+    "SHF": ("F.shf", 6, 6),
+    "IMPACT": ("F.impact", 7, 7),
+    "BISTOP": ("F.bistop", 8, 8),
+}
+"""Functions of their arguments only: ADAMS name -> (Python callable, fewest, most arguments)."""
+
+CONSTANTS = {"PI": repr(np.pi), "DTOR": repr(np.pi / 180.0), "RTOD": repr(180.0 / np.pi)}
+
+_COMPONENT = {"X": 0, "Y": 1, "Z": 2}
+VECTOR_MEASURES = {
+    # name stem -> (Measurements method, marker arguments accepted, dimension of the result, need)
+    "D": ("displacement", 3, "length", "state"),
+    "V": ("velocity", 4, "velocity", "state"),
+    "ACC": ("acceleration", 4, "acceleration", "acceleration"),
+    "W": ("angular_velocity", 3, "angular_velocity", "state"),
+    "WDT": ("angular_acceleration", 4, "angular_acceleration", "acceleration"),
+}
+MAGNITUDES = {"DM": "D", "VM": "V", "ACCM": "ACC", "WM": "W", "WDTM": "WDT"}
+ANGLES = {
+    "AX": ("rotation_angle", 0),
+    "AY": ("rotation_angle", 1),
+    "AZ": ("rotation_angle", 2),
+    "PSI": ("euler_angle", 0),
+    "THETA": ("euler_angle", 1),
+    "PHI": ("euler_angle", 2),
+}
+NET_LOADS = {"FX": 0, "FY": 1, "FZ": 2, "FM": -1, "TX": 3, "TY": 4, "TZ": 5, "TM": -2}
+ELEMENT_LOADS = {
+    "JOINT": "JOINT",
+    "JPRIM": "JPRIM",
+    "MOTION": "MOTION",
+    "GCON": "GCON",
+    "SFORCE": "SFORCE",
+    "VFORCE": "VFORCE",
+    "VTORQUE": "VTORQUE",
+    "GFORCE": "GFORCE",
+    "BUSH": "BUSHING",
+    "SPDP": "SPRINGDAMPER",
+}
+"""Element-load functions (id, jflag, component, rm) -> the statement whose element they read."""
+
+
+class UnsupportedFunction(AdmError):
+    """A function (or form of one) that the reader cannot evaluate."""
+
+
+class Resolver(Protocol):
+    """What an expression's ids refer to, supplied by the builder."""
+
+    def marker(self, marker_id: int, line: int, column: int) -> Marker: ...
+
+    def curve(self, spline_id: int, method: str, line: int, column: int) -> functions.Curve:
+        """SPLINE ``spline_id`` read by ``method`` ("akima" or "cubic")."""
+        ...
+
+    def variable(self, variable_id: int, line: int, column: int) -> tuple[str, Callable[[int], tuple[int, int]]]: ...
+
+    def element(self, statement: str, element_id: int, line: int, column: int) -> str: ...
+
+
+@dataclass(frozen=True)
+class Expression:
+    """A compiled expression. ``markers`` are the model markers it reads (bound to system indices
+    by ``bind``); ``needs`` says what it reads: "time", "state" (marker positions and
+    velocities), "acceleration", "loads" (element forces)."""
+
+    text: str
+    code: str
+    markers: tuple[Marker, ...]
+    curves: tuple[functions.Curve, ...]
+    needs: frozenset[str]
+    function: Callable
+
+    def bind(self, marker_indices: Sequence[int]) -> Callable[[Measurements], functions.Value]:
+        """A callable of a ``Measurements`` with this expression's markers at ``marker_indices``."""
+        indices = tuple(int(k) for k in marker_indices)
+        function, curves = self.function, self.curves
+        return lambda measurements: function(measurements, indices, curves)
+
+    def of_time(self) -> Callable[[float], functions.Value]:
+        """The expression as a function of time [s] (it must read nothing else)."""
+        function, curves = self.function, self.curves
+        return lambda t: function(_Clock(t), (), curves)
+
+
+@dataclass(frozen=True)
+class _Clock:
+    """A stand-in for ``Measurements`` when only the time is read."""
+
+    time: float
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str
+    text: str
+    offset: int
+    degrees: bool = False
+
+
+class _Compiler:
+    """Recursive-descent parser that emits Python source as it goes."""
+
+    def __init__(
+        self,
+        text: str,
+        locate: Callable[[int], tuple[int, int]],
+        source: str,
+        resolver: Resolver | None,
+        units: Units,
+        inlining: tuple[int, ...] = (),
+    ) -> None:
+        self.text = text
+        self.locate = locate
+        self.source = source
+        self.resolver = resolver
+        self.units = units
+        self.inlining = inlining
+        self.tokens = self._tokenize()
+        self.position = 0
+        self.markers: list[Marker] = []
+        self.curves: list[functions.Curve] = []
+        self.needs: set[str] = set()
+
+    def _tokenize(self) -> list[_Token]:
+        tokens, at = [], 0
+        while at < len(self.text):
+            if self.text[at:].strip() == "":
+                break
+            found = TOKEN.match(self.text, at)
+            if found is None or found.end() == at:
+                start = len(self.text) - len(self.text[at:].lstrip())
+                raise self._error(f"a number, a name or an operator, found {self.text[start : start + 10]!r}", start)
+            kind = found.lastgroup if found.lastgroup != "degrees" else "number"
+            start = found.start(kind)
+            tokens.append(_Token(kind, found.group(kind), start, bool(found.group("degrees"))))
+            at = found.end()
+        tokens.append(_Token("end", "", len(self.text)))
+        return tokens
+
+    def _error(self, expected: str, offset: int) -> AdmSyntaxError:
+        line, column = self.locate(offset)
+        return AdmSyntaxError(f"in expression {self.text!r}: expected {expected}", line, column, self.source)
+
+    def _where(self, token: _Token) -> tuple[int, int]:
+        return self.locate(token.offset)
+
+    @property
+    def current(self) -> _Token:
+        return self.tokens[self.position]
+
+    def _take(self, text: str, expected: str) -> _Token:
+        token = self.current
+        if token.text != text:
+            found = token.text or "the end of the expression"
+            raise self._error(f"{expected}, found {found!r}", token.offset)
+        self.position += 1
+        return token
+
+    def compile(self) -> str:
+        code = self.expression()
+        if self.current.kind != "end":
+            raise self._error(
+                f"an operator or the end of the expression, found {self.current.text!r}", self.current.offset
+            )
+        return code
+
+    def expression(self) -> str:
+        return self._left_to_right(self.term, ("+", "-"))
+
+    def term(self) -> str:
+        return self._left_to_right(self.unary, ("*", "/"))
+
+    def _left_to_right(self, operand: Callable[[], str], operators: tuple[str, str]) -> str:
+        """``operand (operator operand)*``, grouped from the left."""
+        code = operand()
+        while self.current.text in operators:
+            operator = self.current.text
+            self.position += 1
+            code = f"({code} {operator} {operand()})"
+        return code
+
+    def unary(self) -> str:
+        if self.current.text in ("+", "-"):
+            operator = self.current.text
+            self.position += 1
+            return f"({operator}{self.unary()})"
+        return self.power()
+
+    def power(self) -> str:
+        base = self.atom()
+        if self.current.text in ("**", "^"):
+            self.position += 1
+            return f"({base} ** {self.unary()})"
+        return base
+
+    def atom(self) -> str:
+        token = self.current
+        if token.kind == "number":
+            self.position += 1
+            value = float(token.text[:-1] if token.degrees else token.text)
+            if not np.isfinite(value):
+                raise self._error(f"a finite number, found {token.text}", token.offset)
+            return repr(float(np.radians(value)) if token.degrees else value)
+        if token.text == "(":
+            self.position += 1
+            code = self.expression()
+            self._take(")", "')'")
+            return code
+        if token.kind == "name":
+            self.position += 1
+            name = token.text.upper()
+            if self.current.text == "(":
+                return self.call(name, token)
+            return self.name(name, token)
+        found = token.text or "the end of the expression"
+        raise self._error(f"a number, a name or '(', found {found!r}", token.offset)
+
+    def name(self, name: str, token: _Token) -> str:
+        if name in CONSTANTS:
+            return CONSTANTS[name]
+        if name == "TIME":
+            self.needs.add("time")
+            return f"(c.time / {self.units.factor('time')!r})"
+        raise self._unsupported(f"name {name} (known names: TIME, PI, DTOR, RTOD)", token)
+
+    def _unsupported(self, what: str, token: _Token) -> UnsupportedFunction:
+        line, column = self._where(token)
+        return UnsupportedFunction(f"unsupported {what} in expression {self.text!r}", line, column, self.source)
+
+    def arguments(self, name: str) -> list[tuple[str, _Token]]:
+        """The call's arguments as (code, first token); IF separates its first with ':'."""
+        self._take("(", "'('")
+        arguments: list[tuple[str, _Token]] = []
+        if self.current.text == ")":
+            self.position += 1
+            return arguments
+        while True:
+            first = self.current
+            arguments.append((self.expression(), first))
+            separator = ":" if name == "IF" and len(arguments) == 1 else ","
+            if self.current.text == ")":
+                self.position += 1
+                return arguments
+            self._take(separator, f"'{separator}' or ')' in the arguments of {name}")
+
+    def call(self, name: str, token: _Token) -> str:
+        arguments = self.arguments(name)
+        codes = [code for code, _ in arguments]
+        if name == "IF":
+            self._count(name, arguments, 4, 4, token)
+            return f"F.if_sign({', '.join(codes)})"
+        if name in PURE:
+            function, fewest, most = PURE[name]
+            self._count(name, arguments, fewest, most, token)
+            if name in ("STEP", "STEP5", "HAVSIN"):
+                self._increasing(name, arguments[1], arguments[3])
+            return f"{function}({', '.join(codes)})"
+        if name == "VARVAL":
+            self._count(name, arguments, 1, 1, token)
+            return self.variable(self._id(arguments[0], name), token)
+        if name in ("AKISPL", "CUBSPL"):
+            self._count(name, arguments, 3, 4, token)
+            method = "akima" if name == "AKISPL" else "cubic"
+            curve = self._resolver(token).curve(self._id(arguments[2], name), method, *self._where(arguments[2][1]))
+            order = self._id(arguments[3], name) if len(arguments) == 4 else 0
+            if order not in (0, 1, 2):
+                raise self._error(
+                    f"the derivative order of {name} to be 0, 1 or 2, got {order}", arguments[3][1].offset
+                )
+            self.curves.append(curve)
+            return f"s[{len(self.curves) - 1}]({codes[0]}, {order})"
+        return self.measure(name, arguments, token)
+
+    def measure(self, name: str, arguments: list[tuple[str, _Token]], token: _Token) -> str:
+        stem, component = name[:-1], name[-1]
+        if component in _COMPONENT and stem in VECTOR_MEASURES:
+            method, most, dimension, need = VECTOR_MEASURES[stem]
+            self._count(name, arguments, 1, most, token)
+            markers = self._markers(arguments, name)
+            return self._scaled(f"c.{method}({markers})[..., {_COMPONENT[component]}]", dimension, need)
+        if name in MAGNITUDES:
+            method, _, dimension, need = VECTOR_MEASURES[MAGNITUDES[name]]
+            self._count(name, arguments, 1, 3 if name != "DM" and name != "WM" else 2, token)
+            markers = self._markers(arguments, name)
+            if len(arguments) == 3:  # the frame L of a rate, which is the 4th argument of the vector form
+                i, j, l = markers.split(", ")
+                markers = f"{i}, {j}, None, {l}"
+            return self._scaled(f"np.linalg.norm(c.{method}({markers}), axis=-1)", dimension, need)
+        if name == "VR":
+            self._count(name, arguments, 1, 3, token)
+            return self._scaled(f"c.radial_velocity({self._markers(arguments, name)})", "velocity", "state")
+        if name in ANGLES:
+            method, which = ANGLES[name]
+            self._count(name, arguments, 1, 2, token)
+            markers = self._markers(arguments, name) + (", None" if len(arguments) == 1 else "")
+            self.needs.add("state")
+            return f"c.{method}({markers}, {which})"
+        if name == "ORIENT":
+            self._count(name, arguments, 3, 4, token)
+            kind, component = self._id(arguments[0], name), self._id(arguments[1], name)
+            if kind != 27 or component not in (1, 2, 3, 4):
+                raise self._unsupported(f"ORIENT({kind}, {component}, ...): only type 27 (Euler parameters 1-4)", token)
+            self.needs.add("state")
+            return f"c.euler_parameters({self._markers(arguments[2:], name)})[..., {component - 1}]"
+        if name in NET_LOADS:
+            self._count(name, arguments, 2, 3, token)
+            return self._load_component(f"c.net_wrench({self._markers(arguments, name)})", NET_LOADS[name])
+        if name in ELEMENT_LOADS:
+            self._count(name, arguments, 3, 4, token)
+            element = self._resolver(token).element(
+                ELEMENT_LOADS[name], self._id(arguments[0], name), *self._where(arguments[0][1])
+            )
+            on_j = self._id(arguments[1], name)
+            component = self._id(arguments[2], name)
+            if on_j not in (0, 1) or not 1 <= component <= 8:
+                raise self._error(f"{name}(id, 0 or 1, component 1-8 [, rm])", arguments[1][1].offset)
+            frame = self._markers(arguments[3:], name) if len(arguments) == 4 else "None"
+            return self._load_component(
+                f"c.wrench({element!r}, {bool(on_j)}, {frame})", (-1, 0, 1, 2, -2, 3, 4, 5)[component - 1]
+            )
+        raise self._unsupported(f"function {name}", token)
+
+    def _load_component(self, wrench: str, component: int) -> str:
+        """A force (0-2), torque (3-5), force magnitude (-1) or torque magnitude (-2) of a wrench."""
+        self.needs.add("loads")
+        if component == -1:
+            return self._scaled(f"np.linalg.norm({wrench}[..., :3], axis=-1)", "force", "loads")
+        if component == -2:
+            return self._scaled(f"np.linalg.norm({wrench}[..., 3:], axis=-1)", "torque", "loads")
+        return self._scaled(f"{wrench}[..., {component}]", "force" if component < 3 else "torque", "loads")
+
+    def _scaled(self, code: str, dimension: str, need: str) -> str:
+        self.needs.add(need)
+        return f"({code} / {self.units.factor(dimension)!r})"
+
+    def _increasing(self, name: str, start: tuple[str, _Token], end: tuple[str, _Token]) -> None:
+        """A transition from x0 to x1 given as numbers must have x1 > x0."""
+        try:
+            x0, x1 = float(start[0]), float(end[0])
+        except ValueError:  # expressions: checked when evaluated
+            return
+        if not x1 > x0:
+            raise self._error(f"x1 > x0 in {name}(x, x0, h0, x1, h1), got x0 = {x0:g}, x1 = {x1:g}", end[1].offset)
+
+    def _count(self, name: str, arguments: list, fewest: int, most: int, token: _Token) -> None:
+        if not fewest <= len(arguments) <= most:
+            wanted = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+            raise self._error(f"{wanted} arguments for {name}, got {len(arguments)}", token.offset)
+
+    def _id(self, argument: tuple[str, _Token], name: str) -> int:
+        code, token = argument
+        try:
+            value = float(code)
+        except ValueError:
+            raise self._error(f"a whole-number id or option in {name}, not an expression", token.offset) from None
+        if value != int(value):
+            raise self._error(f"a whole-number id or option in {name}, got {code}", token.offset)
+        return int(value)
+
+    def _resolver(self, token: _Token) -> Resolver:
+        if self.resolver is None:
+            raise self._unsupported("reference to the model (no model to resolve it against)", token)
+        return self.resolver
+
+    def _markers(self, arguments: list[tuple[str, _Token]], name: str) -> str:
+        """Marker id arguments as slots ``m[k]``; id 0 (ADAMS's 'left out') is the ground frame."""
+        slots = []
+        for argument in arguments:
+            marker_id = self._id(argument, name)
+            if marker_id == 0:
+                slots.append("None")
+                continue
+            marker = self._resolver(argument[1]).marker(marker_id, *self._where(argument[1]))
+            if marker not in self.markers:
+                self.markers.append(marker)
+            slots.append(f"m[{self.markers.index(marker)}]")
+        return ", ".join(slots)
+
+    def variable(self, variable_id: int, token: _Token) -> str:
+        if variable_id in self.inlining:
+            chain = " -> ".join(f"VARIABLE/{v}" for v in (*self.inlining, variable_id))
+            line, column = self._where(token)
+            raise AdmError(f"variables refer to each other in a cycle: {chain}", line, column, self.source)
+        text, locate = self._resolver(token).variable(variable_id, *self._where(token))
+        inner = _Compiler(text, locate, self.source, self.resolver, self.units, (*self.inlining, variable_id))
+        code = inner.compile()
+        # Renumber the inner expression's marker and curve slots into this one's.
+        for k, marker in enumerate(inner.markers):
+            if marker not in self.markers:
+                self.markers.append(marker)
+            code = code.replace(f"m[{k}]", f"m[@{self.markers.index(marker)}]")
+        for k, curve in enumerate(inner.curves):
+            self.curves.append(curve)
+            code = code.replace(f"s[{k}]", f"s[@{len(self.curves) - 1}]")
+        self.needs |= inner.needs
+        return f"({code.replace('[@', '[')})"
+
+
+def compile_expression(
+    text: str,
+    units: Units,
+    resolver: Resolver | None = None,
+    locate: Callable[[int], tuple[int, int]] | None = None,
+    source: str = "<string>",
+) -> Expression:
+    """Compile ADAMS expression ``text``; ``locate(offset)`` gives the file (line, column) of a
+    character of it (default: line 1, column offset + 1)."""
+    locate = locate or (lambda offset: (1, offset + 1))
+    compiler = _Compiler(text, locate, source, resolver, units)
+    code = compiler.compile()
+    function = eval(f"lambda c, m, s: {code}", {"F": functions, "np": np, "__builtins__": {}})
+    return Expression(text, code, tuple(compiler.markers), tuple(compiler.curves), frozenset(compiler.needs), function)
