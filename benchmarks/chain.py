@@ -90,8 +90,13 @@ def chain_model(n_links: int) -> mb.Model:
     for k in range(1, n_links + 1):
         link = model.add(
             mb.RigidBody(
-                f"link{k}", MASS, LINK_INERTIA, position=link_center(k),
-                orientation=np.eye(3), velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0),
+                f"link{k}",
+                MASS,
+                LINK_INERTIA,
+                position=link_center(k),
+                orientation=np.eye(3),
+                velocity=(0.0, 0.0, 0.0),
+                angular_velocity=(0.0, 0.0, 0.0),
             )
         )
         model.add(mb.Revolute(f"hinge{k}", link.add_marker("top", position=(-LENGTH / 2, 0.0, 0.0)), parent_marker))
@@ -126,11 +131,17 @@ def run_exudyn(n_links: int, t_end: float) -> Run:
     parent = ground
     for k in range(1, n_links + 1):
         link = mbs.CreateRigidBody(
-            inertia=inertia, referencePosition=link_center(k), gravity=[0.0, -GRAVITY, 0.0], show=False,
+            inertia=inertia,
+            referencePosition=link_center(k),
+            gravity=[0.0, -GRAVITY, 0.0],
+            show=False,
         )
         mbs.CreateRevoluteJoint(
-            itemNumbers=[parent, link], position=link_center(k) - [LENGTH / 2, 0.0, 0.0], axis=[0.0, 0.0, 1.0],
-            useGlobalFrame=True, show=False,
+            itemNumbers=[parent, link],
+            position=link_center(k) - [LENGTH / 2, 0.0, 0.0],
+            axis=[0.0, 0.0, 1.0],
+            useGlobalFrame=True,
+            show=False,
         )
         if k == 1:
             sensor = mbs.AddSensor(
@@ -177,7 +188,9 @@ def main() -> None:
             print("exudyn is not importable: running ours only (pip install '.[bench]' for the comparison)")
             with_exudyn = False
         else:
-            print(f"Exudyn {exudyn.__version__}: generalized-alpha (rho_inf {EXUDYN_SPECTRAL_RADIUS:g}), EigenSparse, fixed h = {EXUDYN_STEP:g} s")
+            print(
+                f"Exudyn {exudyn.__version__}: generalized-alpha (rho_inf {EXUDYN_SPECTRAL_RADIUS:g}), EigenSparse, fixed h = {EXUDYN_STEP:g} s"
+            )
     t_end = args.t_end
     check_time = min(ANGLE_CHECK_TIME, t_end)
     print(f"ours: dynamics(method='SI2', rtol={RTOL:g}), output every {OUTPUT_STEP:g} s; t_end = {t_end:g} s")

@@ -56,14 +56,24 @@ def build() -> mb.Model:
     w_lower = TIP_SPEED / LENGTH * np.cross(R_lower[:, 0], [0.0, 1.0, 0.0])
     upper = model.add(
         mb.RigidBody(
-            "upper", MASS, inertia, position=0.5 * elbow, orientation=R_upper,
-            velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0),
+            "upper",
+            MASS,
+            inertia,
+            position=0.5 * elbow,
+            orientation=R_upper,
+            velocity=(0.0, 0.0, 0.0),
+            angular_velocity=(0.0, 0.0, 0.0),
         )
     )
     lower = model.add(
         mb.RigidBody(
-            "lower", MASS, inertia, position=elbow + 0.5 * LENGTH * R_lower[:, 0], orientation=R_lower,
-            velocity=np.cross(w_lower, 0.5 * LENGTH * R_lower[:, 0]), angular_velocity=w_lower,
+            "lower",
+            MASS,
+            inertia,
+            position=elbow + 0.5 * LENGTH * R_lower[:, 0],
+            orientation=R_lower,
+            velocity=np.cross(w_lower, 0.5 * LENGTH * R_lower[:, 0]),
+            angular_velocity=w_lower,
         )
     )
     shoulder_on_upper = upper.add_marker("top", position=(-0.5 * LENGTH, 0.0, 0.0))

@@ -66,8 +66,12 @@ def add_bar(model: mb.Model, name: str, start: np.ndarray, end: np.ndarray, **in
     transverse = mass * length**2 / 12.0
     bar = model.add(
         mb.RigidBody(
-            name, mass, (mass * BAR_RADIUS**2 / 2.0, transverse, transverse), position=0.5 * (start + end),
-            orientation=np.column_stack([along, JOINT_AXIS, np.cross(along, JOINT_AXIS)]), **initial,
+            name,
+            mass,
+            (mass * BAR_RADIUS**2 / 2.0, transverse, transverse),
+            position=0.5 * (start + end),
+            orientation=np.column_stack([along, JOINT_AXIS, np.cross(along, JOINT_AXIS)]),
+            **initial,
         )
     )
     for marker, point in (("start", start), ("end", end)):

@@ -47,8 +47,11 @@ def build() -> mb.Model:
     R_WB = np.column_stack([np.cross([0.0, 1.0, 0.0], symmetry_axis), [0.0, 1.0, 0.0], symmetry_axis])
     top = model.add(
         mb.RigidBody(
-            "top", MASS, (TRANSVERSE_INERTIA, TRANSVERSE_INERTIA, AXIAL_INERTIA),
-            position=CM_HEIGHT * symmetry_axis, orientation=R_WB,
+            "top",
+            MASS,
+            (TRANSVERSE_INERTIA, TRANSVERSE_INERTIA, AXIAL_INERTIA),
+            position=CM_HEIGHT * symmetry_axis,
+            orientation=R_WB,
             velocity=(0.0, 0.0, 0.0),  # the spin axis passes through the fixed tip
             angular_velocity=SPIN * symmetry_axis,
         )

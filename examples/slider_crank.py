@@ -68,15 +68,22 @@ def mechanism(name: str) -> tuple[mb.Model, mb.Revolute]:
     disc_axial = FLYWHEEL_MASS * FLYWHEEL_RADIUS**2 / 2.0
     crank = model.add(
         mb.RigidBody(
-            "crank", FLYWHEEL_MASS, (disc_axial / 2.0, disc_axial, disc_axial / 2.0), position=(0.0, 0.0, 0.0),
-            angular_velocity=CRANK_SPEED * CRANK_AXIS, exact=("angular_velocity",),
+            "crank",
+            FLYWHEEL_MASS,
+            (disc_axial / 2.0, disc_axial, disc_axial / 2.0),
+            position=(0.0, 0.0, 0.0),
+            angular_velocity=CRANK_SPEED * CRANK_AXIS,
+            exact=("angular_velocity",),
         )
     )
     rod_transverse = ROD_MASS * ROD_LENGTH**2 / 12.0
     rod = model.add(
         mb.RigidBody(
-            "rod", ROD_MASS, (ROD_MASS * ROD_RADIUS**2 / 2.0, rod_transverse, rod_transverse),
-            position=0.5 * (pin + wrist), orientation=np.column_stack([along_rod, CRANK_AXIS, across_rod]),
+            "rod",
+            ROD_MASS,
+            (ROD_MASS * ROD_RADIUS**2 / 2.0, rod_transverse, rod_transverse),
+            position=0.5 * (pin + wrist),
+            orientation=np.column_stack([along_rod, CRANK_AXIS, across_rod]),
         )
     )
     cube = SLIDER_MASS * SLIDER_SIZE**2 / 6.0
@@ -91,7 +98,9 @@ def mechanism(name: str) -> tuple[mb.Model, mb.Revolute]:
         )
     )
     model.add(
-        mb.Spherical("big_end", rod.add_marker("big_end", pin, frame="world"), crank.add_marker("pin", pin, frame="world"))
+        mb.Spherical(
+            "big_end", rod.add_marker("big_end", pin, frame="world"), crank.add_marker("pin", pin, frame="world")
+        )
     )
     model.add(
         mb.Universal(

@@ -46,13 +46,19 @@ def nearest_angle(p0: ArrayLike, angle_weight: float) -> float:
     """
     x, y, _ = p0
     radial = np.arctan2(y, x)
-    return brentq(lambda a: angle_weight * a - HALF_LENGTH * (y * np.cos(a) - x * np.sin(a)), radial - 1.0, radial + 1.0)
+    return brentq(
+        lambda a: angle_weight * a - HALF_LENGTH * (y * np.cos(a) - x * np.sin(a)), radial - 1.0, radial + 1.0
+    )
 
 
 @pytest.mark.parametrize(
-    ("orientation", "angle_weight"), [(np.eye(3), 1.0), (None, UNSPECIFIED_WEIGHT)], ids=["orientation given", "orientation free"]
+    ("orientation", "angle_weight"),
+    [(np.eye(3), 1.0), (None, UNSPECIFIED_WEIGHT)],
+    ids=["orientation given", "orientation free"],
 )
-def test_body_placed_off_the_joint_moves_to_the_nearest_configuration(orientation: ArrayLike | None, angle_weight: float) -> None:
+def test_body_placed_off_the_joint_moves_to_the_nearest_configuration(
+    orientation: ArrayLike | None, angle_weight: float
+) -> None:
     """A CM given 1-2 cm off the circle it must lie on is pulled onto it, to the weighted-nearest point.
 
     Tolerance 1e-9 m: Gauss-Newton converges linearly here (successive steps shrink by ~0.02,
@@ -97,7 +103,11 @@ def test_incompatible_ground_anchors_raise_naming_both_joints() -> None:
     plate = model.add(mb.RigidBody("plate", 2.0, (0.04, 0.04, 0.04)))
     model.add(mb.Fixed("weld", plate.add_marker("weld"), model.ground.add_marker("weld")))
     tether_point = (0.3, 0.4, 0.0)
-    model.add(mb.Distance("tether", plate.add_marker("tip", tether_point), model.ground.add_marker("post", (0.3, 0.4, 1.0)), 0.8))
+    model.add(
+        mb.Distance(
+            "tether", plate.add_marker("tip", tether_point), model.ground.add_marker("post", (0.3, 0.4, 1.0)), 0.8
+        )
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", mb.RedundantConstraintWarning)
         with pytest.raises(mb.AssemblyError) as raised:
@@ -122,7 +132,9 @@ def test_inconsistent_velocity_is_projected(given_angular_velocity: bool, k: flo
     v0, w0 = np.array([0.3, 1.2, -0.4]), np.array([0.5, -0.2, 1.0])
     rod = mb.assemble(
         pendulum(
-            position=(HALF_LENGTH, 0.0, 0.0), orientation=np.eye(3), velocity=v0,
+            position=(HALF_LENGTH, 0.0, 0.0),
+            orientation=np.eye(3),
+            velocity=v0,
             angular_velocity=w0 if given_angular_velocity else None,
         )
     ).body("rod")

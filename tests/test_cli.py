@@ -83,6 +83,24 @@ def test_flags_override_the_model_files_analysis(tmp_path: Path, capsys) -> None
     np.testing.assert_allclose(mb.Results.load(output).time, 0.05 * np.arange(5), rtol=0, atol=1e-12)
 
 
+def test_kane_formulation_from_the_command_line_matches_the_cartesian_run(tmp_path: Path, capsys) -> None:
+    # Two formulations of the same pendulum at tight tolerances: positions agree to the
+    # integrators' error (~1e-8 m), far below the 1e-6 m bound.
+    runs = {}
+    for formulation, method in (("cartesian", "SI2"), ("kane", "DOP853")):
+        output = tmp_path / f"{formulation}.h5"
+        argv = ["run", PENDULUM, "--t-end", "0.3", "--formulation", formulation, "--method", method, "--rtol", "1e-9"]
+        assert main([*argv, "-o", str(output)]) == 0
+        runs[formulation] = mb.Results.load(output)
+    assert "kane formulation, method DOP853" in capsys.readouterr().out
+    np.testing.assert_allclose(runs["kane"].body("rod").position, runs["cartesian"].body("rod").position, atol=1e-6)
+
+
+def test_a_method_of_another_formulation_is_a_usage_error(capsys) -> None:
+    assert main(["run", PENDULUM, "--formulation", "kane", "--method", "I3"]) == 2
+    assert "BDF, RK45, DOP853, LSODA" in single_error_line(capsys.readouterr().err)
+
+
 def test_run_kinematics_from_the_model_file(tmp_path: Path, capsys) -> None:
     output = tmp_path / "crank.h5"
     assert main(["run", str(ROOT / "examples" / "slider_crank.py"), "--t-end", "0.1", "-o", str(output)]) == 0

@@ -82,6 +82,7 @@ def damped_free_response(
 
 # -- energy of an undamped spatial double pendulum ---------------------------------------------------
 
+
 def spatial_double_pendulum() -> mb.Model:
     """Two uniform rods (radius 2 cm) on ball joints, started out of any plane: the upper one (1 m,
     1 kg) hangs from the origin towards +x -z, the lower one (0.8 m, 0.7 kg) from its end towards
@@ -90,7 +91,12 @@ def spatial_double_pendulum() -> mb.Model:
     radius = 0.02
 
     def rod(
-        name: str, mass: float, length: float, direction: tuple[float, ...], top: np.ndarray, top_velocity: np.ndarray,
+        name: str,
+        mass: float,
+        length: float,
+        direction: tuple[float, ...],
+        top: np.ndarray,
+        top_velocity: np.ndarray,
         w: np.ndarray,
     ) -> mb.RigidBody:
         """A rod with body z along ``direction`` from its upper end ``top`` [m], turning at ``w``
@@ -100,8 +106,13 @@ def spatial_double_pendulum() -> mb.Model:
         centre = top + 0.5 * length * axis
         body = model.add(
             mb.RigidBody(
-                name, mass, (transverse, transverse, mass * radius**2 / 2.0), position=centre, orientation=rotation_from_axes(axis),
-                velocity=top_velocity + np.cross(w, centre - top), angular_velocity=w,
+                name,
+                mass,
+                (transverse, transverse, mass * radius**2 / 2.0),
+                position=centre,
+                orientation=rotation_from_axes(axis),
+                velocity=top_velocity + np.cross(w, centre - top),
+                angular_velocity=w,
             )
         )
         body.add_marker("top", (0.0, 0.0, -length / 2.0))
@@ -132,6 +143,7 @@ def test_spatial_double_pendulum_conserves_energy() -> None:
 
 # -- free asymmetric body tumbling near its intermediate axis --------------------------------------
 
+
 def test_free_tumbling_body_conserves_angular_momentum_and_kinetic_energy() -> None:
     # Inertia (1, 2, 3) kg m^2, spinning at 2 rad/s about the intermediate axis (body y) perturbed
     # by 1 %, drifting through space: it flips over within 12 s (Dzhanibekov effect) while its
@@ -143,7 +155,12 @@ def test_free_tumbling_body_conserves_angular_momentum_and_kinetic_energy() -> N
     model = mb.Model("tumbler", gravity=NO_GRAVITY)
     model.add(
         mb.RigidBody(
-            "tumbler", mass, inertia, position=(0.3, -0.2, 0.5), velocity=(0.4, 0.1, -0.3), angular_velocity=(0.01, 2.0, 0.02)
+            "tumbler",
+            mass,
+            inertia,
+            position=(0.3, -0.2, 0.5),
+            velocity=(0.4, 0.1, -0.3),
+            angular_velocity=(0.01, 2.0, 0.02),
         )
     )
     results = mb.dynamics(model, 12.0, 0.05, method="SI2", rtol=1e-12)
@@ -160,6 +177,7 @@ def test_free_tumbling_body_conserves_angular_momentum_and_kinetic_energy() -> N
 
 # -- linear oscillators: spring-damper, torsion spring, bushing ----------------------------------
 
+
 def test_spring_damper_on_slider_follows_damped_oscillation() -> None:
     # A 2 kg block slides along world x (gravity, across the slide, is carried by the joint) on a
     # spring-damper k = 50 N/m, c = 2 N s/m to a ground anchor, released from rest 0.2 m beyond the
@@ -169,15 +187,27 @@ def test_spring_damper_on_slider_follows_damped_oscillation() -> None:
     model = mb.Model("spring_slider")
     block = model.add(mb.RigidBody("block", mass, (0.1, 0.1, 0.1), position=(free_length + stretch, 0.0, 0.0)))
     along_x = (1.0, 0.0, 0.0)
-    model.add(mb.Translational("slide", block.add_marker("slide", z_axis=along_x), model.ground.add_marker("slide", z_axis=along_x)))
-    model.add(mb.SpringDamper("spring", block.add_marker("hook"), model.ground.add_marker("anchor"), stiffness, damping, free_length))
+    model.add(
+        mb.Translational(
+            "slide", block.add_marker("slide", z_axis=along_x), model.ground.add_marker("slide", z_axis=along_x)
+        )
+    )
+    model.add(
+        mb.SpringDamper(
+            "spring", block.add_marker("hook"), model.ground.add_marker("anchor"), stiffness, damping, free_length
+        )
+    )
     results = mb.dynamics(model, 5.0, 0.05, rtol=RTOL)
     extension, rate = damped_free_response(
         stretch, np.sqrt(stiffness / mass), damping / (2.0 * np.sqrt(stiffness * mass)), results.time
     )
     stored = 0.5 * stiffness * stretch**2
     error = oscillator_error(
-        results, stiffness, mass, local_tolerance(RTOL, free_length + stretch), local_tolerance(RTOL, np.max(np.abs(rate)))
+        results,
+        stiffness,
+        mass,
+        local_tolerance(RTOL, free_length + stretch),
+        local_tolerance(RTOL, np.max(np.abs(rate))),
     )
     position = results.body("block").position
     assert np.max(np.abs(position[:, 0] - free_length - extension)) < error / np.sqrt(stiffness)
@@ -198,15 +228,26 @@ def test_torsion_spring_on_hinge_follows_damped_oscillation() -> None:
     inertia_about_axis = inertia_z + mass * offset**2
     model = mb.Model("torsion_hinge", gravity=NO_GRAVITY)
     R_WB = rotation_about_z(released_at)
-    wheel = model.add(mb.RigidBody("wheel", mass, (0.4, 0.45, inertia_z), position=R_WB @ (offset, 0.0, 0.0), orientation=R_WB))
-    hinge = model.add(mb.Revolute("hinge", wheel.add_marker("hinge", (-offset, 0.0, 0.0)), model.ground.add_marker("hinge")))
+    wheel = model.add(
+        mb.RigidBody("wheel", mass, (0.4, 0.45, inertia_z), position=R_WB @ (offset, 0.0, 0.0), orientation=R_WB)
+    )
+    hinge = model.add(
+        mb.Revolute("hinge", wheel.add_marker("hinge", (-offset, 0.0, 0.0)), model.ground.add_marker("hinge"))
+    )
     model.add(mb.TorsionSpring("spring", hinge, stiffness, damping))
     results = mb.dynamics(model, 5.0, 0.05, rtol=RTOL)
     angle, rate = damped_free_response(
-        released_at, np.sqrt(stiffness / inertia_about_axis), damping / (2.0 * np.sqrt(stiffness * inertia_about_axis)), results.time
+        released_at,
+        np.sqrt(stiffness / inertia_about_axis),
+        damping / (2.0 * np.sqrt(stiffness * inertia_about_axis)),
+        results.time,
     )
     error = oscillator_error(
-        results, stiffness, inertia_about_axis, 2.0 * local_tolerance(RTOL, 1.0), local_tolerance(RTOL, np.max(np.abs(rate)))
+        results,
+        stiffness,
+        inertia_about_axis,
+        2.0 * local_tolerance(RTOL, 1.0),
+        local_tolerance(RTOL, np.max(np.abs(rate))),
     )
     body = results.body("wheel")
     assert np.max(np.abs(angle_about_z(body.rotation) - angle)) < error / np.sqrt(stiffness)
@@ -230,7 +271,9 @@ def test_bushing_on_free_body_oscillates_along_its_axes() -> None:
     R_WJ = socket.orientation
     offset_J, velocity_J = np.array([0.05, -0.03, 0.02]), np.array([0.1, 0.2, -0.1])
     block = model.add(
-        mb.RigidBody("block", mass, (0.1, 0.2, 0.3), position=socket.position + R_WJ @ offset_J, velocity=R_WJ @ velocity_J)
+        mb.RigidBody(
+            "block", mass, (0.1, 0.2, 0.3), position=socket.position + R_WJ @ offset_J, velocity=R_WJ @ velocity_J
+        )
     )
     model.add(mb.Bushing("mount", block.add_marker("centre"), socket, stiffness))
     results = mb.dynamics(model, 4.0, 0.05, rtol=RTOL)
@@ -240,8 +283,11 @@ def test_bushing_on_free_body_oscillates_along_its_axes() -> None:
     expected_rate_J = -offset_J * frequency * np.sin(phase) + velocity_J * np.cos(phase)
     body = results.body("block")
     error = oscillator_error(
-        results, np.sum(stiffness), 3.0 * mass,
-        local_tolerance(RTOL, np.max(np.abs(body.position))), local_tolerance(RTOL, np.max(np.abs(body.velocity))),
+        results,
+        np.sum(stiffness),
+        3.0 * mass,
+        local_tolerance(RTOL, np.max(np.abs(body.position))),
+        local_tolerance(RTOL, np.max(np.abs(body.velocity))),
     )
     assert np.max(np.abs((body.position - socket.position) @ R_WJ - expected_J)) < error / np.sqrt(stiffness.min())
     assert np.max(np.abs(body.velocity @ R_WJ - expected_rate_J)) < error / np.sqrt(mass)
@@ -251,6 +297,7 @@ def test_bushing_on_free_body_oscillates_along_its_axes() -> None:
 
 
 # -- motions given at the velocity and acceleration level ------------------------------------------
+
 
 def test_velocity_and_acceleration_motions_match_displacement_motion() -> None:
     # The example slider-crank's crank driven by theta(t) = theta0 + w0 t + a t^2 / 2, given at the
@@ -273,21 +320,37 @@ def test_velocity_and_acceleration_motions_match_displacement_motion() -> None:
         runs[level] = mb.kinematics(model, 1.5, 0.01)
     reference = runs["displacement"]
     crank_angle = drives["displacement"](reference.time)
-    np.testing.assert_allclose(reference.body("slider").position[:, 0], example.slider_position(crank_angle), rtol=0.0, atol=1e-10)
+    np.testing.assert_allclose(
+        reference.body("slider").position[:, 0], example.slider_position(crank_angle), rtol=0.0, atol=1e-10
+    )
     for level in ("velocity", "acceleration"):
         for body in ("crank", "rod", "slider"):
-            for quantity in ("position", "velocity", "acceleration", "euler_parameters", "angular_velocity", "angular_acceleration"):
+            for quantity in (
+                "position",
+                "velocity",
+                "acceleration",
+                "euler_parameters",
+                "angular_velocity",
+                "angular_acceleration",
+            ):
                 np.testing.assert_allclose(
-                    getattr(runs[level].body(body), quantity), getattr(reference.body(body), quantity),
-                    rtol=0.0, atol=1e-10, err_msg=f"{level}-level motion: {body}.{quantity}",
+                    getattr(runs[level].body(body), quantity),
+                    getattr(reference.body(body), quantity),
+                    rtol=0.0,
+                    atol=1e-10,
+                    err_msg=f"{level}-level motion: {body}.{quantity}",
                 )
         np.testing.assert_allclose(
-            runs[level].joint("crank_drive").reaction_torque, reference.joint("crank_drive").reaction_torque,
-            rtol=0.0, atol=1e-10, err_msg=f"{level}-level motion: drive torque",
+            runs[level].joint("crank_drive").reaction_torque,
+            reference.joint("crank_drive").reaction_torque,
+            rtol=0.0,
+            atol=1e-10,
+            err_msg=f"{level}-level motion: drive torque",
         )
 
 
 # -- applied loads in world and in marker axes -----------------------------------------------------
+
 
 @pytest.mark.parametrize("frame", ["world", "marker"])
 def test_constant_torque_spins_up_free_body_about_principal_axis(frame: str) -> None:
@@ -317,8 +380,14 @@ def test_constant_torque_spins_up_free_body_about_principal_axis(frame: str) -> 
     w = results.body("rotor").angular_velocity
     assert np.max(np.abs(w[:, 2] - expected_spin)) < spin_error
     assert np.max(np.abs(w[:, :2])) < 1e-12  # round-off
-    assert np.max(np.abs(angle_about_z(results.body("rotor").rotation) - (spin * t + 0.5 * torque / inertia[2] * t**2))) < angle_error
-    assert np.max(np.abs(conserved_energy(results) - 0.5 * inertia[2] * spin**2)) < inertia[2] * expected_spin[-1] * spin_error
+    assert (
+        np.max(np.abs(angle_about_z(results.body("rotor").rotation) - (spin * t + 0.5 * torque / inertia[2] * t**2)))
+        < angle_error
+    )
+    assert (
+        np.max(np.abs(conserved_energy(results) - 0.5 * inertia[2] * spin**2))
+        < inertia[2] * expected_spin[-1] * spin_error
+    )
 
 
 @pytest.mark.parametrize("frame", ["world", "marker"])
@@ -342,6 +411,9 @@ def test_constant_force_through_centre_of_mass_in_world_and_body_axes(frame: str
         phase = spin * t
         expected = force / (mass * spin**2) * np.column_stack([1.0 - np.cos(phase), phase - np.sin(phase), 0.0 * t])
     body = results.body("puck")
-    local = local_tolerance(RTOL, np.max(np.abs(body.position))) + local_tolerance(RTOL, np.max(np.abs(body.velocity))) * t_end
+    local = (
+        local_tolerance(RTOL, np.max(np.abs(body.position)))
+        + local_tolerance(RTOL, np.max(np.abs(body.velocity))) * t_end
+    )
     assert np.max(np.abs(body.position - expected)) < results.stats["steps"] * local
     assert np.max(np.abs(body.angular_velocity - (0.0, 0.0, spin))) < 1e-12

@@ -27,9 +27,13 @@ def pendulum(law: Callable[[float], object]) -> mb.Model:
     """A 1 kg bob on a massless 0.5 m arm (revolute about world y) pushed by ``law(t)`` [N]."""
     model = mb.Model("pendulum")
     bob = model.add(mb.RigidBody("bob", 1.0, (0.01, 0.01, 0.01), position=(0.5, 0.0, 0.0)))
-    model.add(mb.Revolute(
-        "pivot", bob.add_marker("pivot", z_axis=(0, 1, 0), frame="world"), model.ground.add_marker("pivot", z_axis=(0, 1, 0))
-    ))
+    model.add(
+        mb.Revolute(
+            "pivot",
+            bob.add_marker("pivot", z_axis=(0, 1, 0), frame="world"),
+            model.ground.add_marker("pivot", z_axis=(0, 1, 0)),
+        )
+    )
     model.add(mb.PointForce("push", bob.add_marker("cm"), law))
     return model
 
@@ -115,18 +119,28 @@ def over_driven_slider_crank() -> mb.Model:
     model = mb.Model("over_driven_slider_crank", gravity=(0.0, 0.0, 0.0))
     c, s = np.cos(START), np.sin(START)
     tip = CRANK * np.array([c, s, 0.0])
-    crank = model.add(mb.RigidBody(
-        "crank", 1.0, (1e-3, 1e-3, 1e-3), position=tip / 2.0, orientation=[[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]
-    ))
+    crank = model.add(
+        mb.RigidBody(
+            "crank",
+            1.0,
+            (1e-3, 1e-3, 1e-3),
+            position=tip / 2.0,
+            orientation=[[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]],
+        )
+    )
     slide_x = tip[0] + np.sqrt(ROD**2 - tip[1] ** 2)
     slider = model.add(mb.RigidBody("slider", 1.0, (1e-3, 1e-3, 1e-3), position=(slide_x, 0.0, 0.0)))
     z, along_x = (0.0, 0.0, 1.0), (1.0, 0.0, 0.0)
-    pivot = model.add(mb.Revolute(
-        "pivot", crank.add_marker("pivot", z_axis=z, frame="world"), model.ground.add_marker("pivot", z_axis=z)
-    ))
-    model.add(mb.Translational(
-        "slide", slider.add_marker("slide", z_axis=along_x), model.ground.add_marker("slide", z_axis=along_x)
-    ))
+    pivot = model.add(
+        mb.Revolute(
+            "pivot", crank.add_marker("pivot", z_axis=z, frame="world"), model.ground.add_marker("pivot", z_axis=z)
+        )
+    )
+    model.add(
+        mb.Translational(
+            "slide", slider.add_marker("slide", z_axis=along_x), model.ground.add_marker("slide", z_axis=along_x)
+        )
+    )
     model.add(mb.Distance("rod", crank.add_marker("tip", tip, frame="world"), slider.add_marker("pin"), ROD))
     model.add(mb.Motion("drive", pivot, velocity=CRANK_SPEED))
     return model
@@ -146,5 +160,7 @@ def test_lock_up_fails_at_the_lock_time_naming_time_and_step_size(tmp_path: Path
     assert "with step size" in message and f"saved in {path}" in message, message
     saved = mb.Results.load(path)
     assert saved.status == "failed" and saved.message in message
-    np.testing.assert_allclose(saved.time, OUTPUT_STEP * np.arange(int(lock_time / OUTPUT_STEP) + 1), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        saved.time, OUTPUT_STEP * np.arange(int(lock_time / OUTPUT_STEP) + 1), rtol=0, atol=1e-12
+    )
     assert saved.stats["final_time"] == pytest.approx(lock_time, abs=1e-6)

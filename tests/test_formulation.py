@@ -44,7 +44,9 @@ def two_bodies(seed: int, on_ground: bool = False) -> tuple[mb.Model, mb.Marker,
     def body(name: str) -> mb.RigidBody:
         R = np.linalg.qr(rng.normal(size=(3, 3)))[0]
         R *= np.sign(np.linalg.det(R))
-        return model.add(mb.RigidBody(name, 1.0 + rng.random(), (1.0, 1.2, 1.5), position=rng.normal(size=3), orientation=R))
+        return model.add(
+            mb.RigidBody(name, 1.0 + rng.random(), (1.0, 1.2, 1.5), position=rng.normal(size=3), orientation=R)
+        )
 
     a = body("a")
     i_marker = a.add_marker("i", rng.normal(size=3), euler_angles=rng.uniform(-np.pi, np.pi, 3))
@@ -71,7 +73,9 @@ def check_constraint_derivatives(system: mb.System, seed: int, t: float = 0.3) -
     assembler = constraints.JacobianAssembler(system, rows, sparse=False)
 
     def phi(tau: float) -> np.ndarray:
-        return constraints.position_level(system, rows, kinematics.pose(system, along_path(system, q, v, a, tau), t + tau))[0]
+        return constraints.position_level(
+            system, rows, kinematics.pose(system, along_path(system, q, v, a, tau), t + tau)
+        )[0]
 
     frames = kinematics.pose(system, q, t)
     _, jacobian, nu = constraints.position_level(system, rows, frames)
@@ -113,11 +117,31 @@ def test_element_power_balance():
     """Q_elements . v = -dV/dt + P_nonconservative for springs, torsion springs, bushings and loads."""
     model, i, j = two_bodies(3)
     a, b = model.bodies["a"], model.bodies["b"]
-    model.add(mb.SpringDamper("spring", i, j, stiffness=30.0, damping=2.0, free_length=0.5, preload=3.0, actuator=mb.Harmonic(2.0, 1.0)))
-    model.add(mb.Bushing("bushing", a.add_marker("bi", (0.1, 0.2, 0.3)), b.add_marker("bj", (0.2, 0.0, -0.1)), stiffness=(10, 20, 30), damping=(1, 2, 3)))
+    model.add(
+        mb.SpringDamper(
+            "spring", i, j, stiffness=30.0, damping=2.0, free_length=0.5, preload=3.0, actuator=mb.Harmonic(2.0, 1.0)
+        )
+    )
+    model.add(
+        mb.Bushing(
+            "bushing",
+            a.add_marker("bi", (0.1, 0.2, 0.3)),
+            b.add_marker("bj", (0.2, 0.0, -0.1)),
+            stiffness=(10, 20, 30),
+            damping=(1, 2, 3),
+        )
+    )
     model.add(mb.PointForce("push", a.add_marker("f", (0.3, 0, 0)), (1.0, -2.0, 0.5), frame="marker"))
     model.add(mb.PointTorque("twist", b.add_marker("t"), lambda t, state: state.velocity * 0.1))
-    model.add(mb.TorsionSpring("torsion", model.add(mb.Revolute("hinge", a.add_marker("h"), model.ground.add_marker("h"))), 5.0, damping=0.3, preload=0.2))
+    model.add(
+        mb.TorsionSpring(
+            "torsion",
+            model.add(mb.Revolute("hinge", a.add_marker("h"), model.ground.add_marker("h"))),
+            5.0,
+            damping=0.3,
+            preload=0.2,
+        )
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         system = model.compile()
@@ -143,7 +167,11 @@ def test_force_jacobians_match_dense_differences():
     """Coloured finite differences equal plain per-column differences (same step, so ~1e-6)."""
     model, i, j = two_bodies(5)
     model.add(mb.Spherical("ball", i, j))
-    model.add(mb.SpringDamper("spring", model.bodies["a"].add_marker("s"), model.ground.add_marker("s", (1, 1, 1)), 50.0, 3.0, 0.2))
+    model.add(
+        mb.SpringDamper(
+            "spring", model.bodies["a"].add_marker("s"), model.ground.add_marker("s", (1, 1, 1)), 50.0, 3.0, 0.2
+        )
+    )
     system = model.compile()
     form = CartesianFormulation(system)
     q, (v, _) = system.q0, random_motion(system, 5)

@@ -60,15 +60,19 @@ def test_derivatives_match_finite_differences_of_value(kind):
     # yet catches any wrong factor or sign in a derivative formula.
     h = 1e-5
     np.testing.assert_allclose(
-        function.derivative(SMOOTH_TIMES), central_first_difference(function.value, SMOOTH_TIMES, h),
-        rtol=0.0, atol=1e-7,
+        function.derivative(SMOOTH_TIMES),
+        central_first_difference(function.value, SMOOTH_TIMES, h),
+        rtol=0.0,
+        atol=1e-7,
     )
     # Three-point second difference, h = 3e-4 s: truncation h^2 |f''''| / 12 <= 6e-6 plus
     # round-off 4 eps |f| / h^2 <= 1e-7 (and the FD of Callable itself adds ~1e-7): 2e-5.
     h = 3e-4
     np.testing.assert_allclose(
-        function.second_derivative(SMOOTH_TIMES), central_second_difference(function.value, SMOOTH_TIMES, h),
-        rtol=0.0, atol=2e-5,
+        function.second_derivative(SMOOTH_TIMES),
+        central_second_difference(function.value, SMOOTH_TIMES, h),
+        rtol=0.0,
+        atol=2e-5,
     )
 
 
@@ -161,9 +165,7 @@ class TestHarmonic:
         omega = 2 * math.pi * frequency
         t = np.linspace(-1.0, 1.0, 21)
         np.testing.assert_allclose(function(t), offset + amplitude * np.sin(omega * t + phase), rtol=1e-14)
-        np.testing.assert_allclose(
-            function.derivative(t), amplitude * omega * np.cos(omega * t + phase), rtol=1e-14
-        )
+        np.testing.assert_allclose(function.derivative(t), amplitude * omega * np.cos(omega * t + phase), rtol=1e-14)
         np.testing.assert_allclose(
             function.second_derivative(t), -amplitude * omega**2 * np.sin(omega * t + phase), rtol=1e-14
         )
@@ -287,9 +289,7 @@ class TestCallable:
         first_error = 1.7e-13 * grow**2 * omega**3 + 2.2e-10 / grow
         second_error = 8.3e-10 * grow**2 * omega**4 + 8.9e-8 / grow**2
         assert function.derivative(t) == pytest.approx(omega * math.cos(omega * t), abs=2 * first_error)
-        assert function.second_derivative(t) == pytest.approx(
-            -(omega**2) * math.sin(omega * t), abs=2 * second_error
-        )
+        assert function.second_derivative(t) == pytest.approx(-(omega**2) * math.sin(omega * t), abs=2 * second_error)
 
     def test_second_derivative_differentiates_df_when_given(self):
         function = Callable(lambda t: 0.0 * t, df=np.sin)  # f is ignored for the second derivative

@@ -33,23 +33,33 @@ Z = (0.0, 0.0, 1.0)
 def slider_crank(crank_angular_velocity: ArrayLike | None = None, **drive: object) -> mb.Model:
     """The slider-crank at theta = 0; ``drive`` are the Motion keywords (none: no motion)."""
     model = mb.Model("slider_crank", gravity=(0.0, -9.81, 0.0))
-    crank = model.add(mb.RigidBody(
-        "crank", 0.5, (1e-5, 5e-4, 5e-4), position=(CRANK / 2, 0.0, 0.0), angular_velocity=crank_angular_velocity
-    ))
+    crank = model.add(
+        mb.RigidBody(
+            "crank", 0.5, (1e-5, 5e-4, 5e-4), position=(CRANK / 2, 0.0, 0.0), angular_velocity=crank_angular_velocity
+        )
+    )
     rod = model.add(mb.RigidBody("rod", 1.0, (1e-5, 7.5e-3, 7.5e-3), position=(CRANK + ROD / 2, 0.0, 0.0)))
     slider = model.add(mb.RigidBody("slider", 2.0, (1e-3, 1e-3, 1e-3), position=(CRANK + ROD, 0.0, 0.0)))
     pin, wrist = (CRANK, 0.0, 0.0), (CRANK + ROD, 0.0, 0.0)
-    pivot = model.add(mb.Revolute(
-        "pivot", crank.add_marker("pivot", z_axis=Z, frame="world"), model.ground.add_marker("pivot", z_axis=Z)
-    ))
-    model.add(mb.Revolute(
-        "crank_pin", rod.add_marker("pin", pin, z_axis=Z, frame="world"), crank.add_marker("pin", pin, z_axis=Z, frame="world")
-    ))
+    pivot = model.add(
+        mb.Revolute(
+            "pivot", crank.add_marker("pivot", z_axis=Z, frame="world"), model.ground.add_marker("pivot", z_axis=Z)
+        )
+    )
+    model.add(
+        mb.Revolute(
+            "crank_pin",
+            rod.add_marker("pin", pin, z_axis=Z, frame="world"),
+            crank.add_marker("pin", pin, z_axis=Z, frame="world"),
+        )
+    )
     model.add(mb.Spherical("wrist_pin", rod.add_marker("wrist", wrist, frame="world"), slider.add_marker("wrist")))
     along_x = (1.0, 0.0, 0.0)
-    model.add(mb.Translational(
-        "slide", slider.add_marker("slide", z_axis=along_x), model.ground.add_marker("slide", z_axis=along_x)
-    ))
+    model.add(
+        mb.Translational(
+            "slide", slider.add_marker("slide", z_axis=along_x), model.ground.add_marker("slide", z_axis=along_x)
+        )
+    )
     if drive:
         model.add(mb.Motion("drive", pivot, **drive))
     return model

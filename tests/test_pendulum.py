@@ -52,7 +52,9 @@ def rod_pendulum() -> tuple[mb.Model, float]:
     rod = model.add(
         mb.RigidBody("rod", MASS, (MASS * RADIUS**2 / 2.0, transverse, transverse), position=(LENGTH / 2.0, 0.0, 0.0))
     )
-    model.add(mb.Revolute("hinge", rod.add_marker("hinge", (-LENGTH / 2.0, 0.0, 0.0)), model.ground.add_marker("hinge")))
+    model.add(
+        mb.Revolute("hinge", rod.add_marker("hinge", (-LENGTH / 2.0, 0.0, 0.0)), model.ground.add_marker("hinge"))
+    )
     inertia_about_pivot = transverse + MASS * (LENGTH / 2.0) ** 2
     period = 4.0 * np.sqrt(inertia_about_pivot / (MASS * GRAVITY * LENGTH / 2.0)) * ellipk(np.sin(AMPLITUDE / 2.0) ** 2)
     return model, float(period)

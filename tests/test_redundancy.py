@@ -48,7 +48,10 @@ def link(name: str, start: ArrayLike, end: ArrayLike) -> mb.RigidBody:
     axial = LINK_MASS * LINK_RADIUS**2 / 2.0
     transverse = LINK_MASS * (3.0 * LINK_RADIUS**2 + length**2) / 12.0
     return mb.RigidBody(
-        name, LINK_MASS, (axial, transverse, transverse), position=(start + end) / 2.0,
+        name,
+        LINK_MASS,
+        (axial, transverse, transverse),
+        position=(start + end) / 2.0,
         orientation=[[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]],
     )
 
@@ -62,7 +65,9 @@ def four_bar(redundant: bool) -> mb.Model:
     """
     O2, A, B, O4 = pin_positions(np.radians(60.0))
     model = mb.Model("four_bar" if redundant else "four_bar_rrsu", gravity=(0.0, -9.81, 0.0))
-    crank, coupler, rocker = (model.add(link(*args)) for args in (("crank", O2, A), ("coupler", A, B), ("rocker", O4, B)))
+    crank, coupler, rocker = (
+        model.add(link(*args)) for args in (("crank", O2, A), ("coupler", A, B), ("rocker", O4, B))
+    )
 
     def at(body: mb.Body, name: str, point: NDArray[np.float64], z_axis: ArrayLike | None = Z) -> mb.Marker:
         return body.add_marker(name, point, z_axis=z_axis, frame="world")
@@ -112,7 +117,9 @@ def test_redundant_four_bar_moves_like_the_non_redundant_one() -> None:
         redundant = mb.dynamics(four_bar(redundant=True), 2.0, 0.05, rtol=1e-9)
     plain = mb.dynamics(four_bar(redundant=False), 2.0, 0.05, rtol=1e-9)
     for name in ("crank", "coupler", "rocker"):
-        np.testing.assert_allclose(redundant.body(name).position, plain.body(name).position, rtol=0, atol=1e-7, err_msg=name)
+        np.testing.assert_allclose(
+            redundant.body(name).position, plain.body(name).position, rtol=0, atol=1e-7, err_msg=name
+        )
     # The mechanism did swing: the crank turned by more than a radian (else the comparison says little).
     crank_start, crank_end = redundant.body("crank").position[[0, -1], :2]
     assert np.arccos(crank_start @ crank_end / np.linalg.norm(crank_start) / np.linalg.norm(crank_end)) > 1.0
@@ -123,14 +130,21 @@ def door(upper_hinge_offset: ArrayLike = (0.0, 0.0, 0.0), upper_hinge_axis: Arra
     moved by ``upper_hinge_offset`` [m] and turned to ``upper_hinge_axis``."""
     model = mb.Model("door")
     leaf = model.add(mb.RigidBody("leaf", 10.0, (1.0, 1.0, 1.5), position=(0.4, 0.0, 0.5)))
-    model.add(mb.Revolute(
-        "lower_hinge", leaf.add_marker("low", (0, 0, 0), z_axis=Z, frame="world"), model.ground.add_marker("low", z_axis=Z)
-    ))
+    model.add(
+        mb.Revolute(
+            "lower_hinge",
+            leaf.add_marker("low", (0, 0, 0), z_axis=Z, frame="world"),
+            model.ground.add_marker("low", z_axis=Z),
+        )
+    )
     upper = np.array([0.0, 0.0, 1.0])
-    model.add(mb.Revolute(
-        "upper_hinge", leaf.add_marker("up", upper, z_axis=Z, frame="world"),
-        model.ground.add_marker("up", upper + upper_hinge_offset, z_axis=upper_hinge_axis),
-    ))
+    model.add(
+        mb.Revolute(
+            "upper_hinge",
+            leaf.add_marker("up", upper, z_axis=Z, frame="world"),
+            model.ground.add_marker("up", upper + upper_hinge_offset, z_axis=upper_hinge_axis),
+        )
+    )
     return model
 
 
@@ -143,8 +157,10 @@ def test_coaxial_hinges_are_redundant_and_consistent() -> None:
 
 @pytest.mark.parametrize(
     ("hinge", "violation"),
-    [({"upper_hinge_offset": (0.01, 0.0, 0.0)}, "'upper_hinge' translation along world x by 0.01"),
-     ({"upper_hinge_axis": (np.sin(0.1), 0.0, np.cos(0.1))}, "'upper_hinge' rotation about y by 0.0998")],
+    [
+        ({"upper_hinge_offset": (0.01, 0.0, 0.0)}, "'upper_hinge' translation along world x by 0.01"),
+        ({"upper_hinge_axis": (np.sin(0.1), 0.0, np.cos(0.1))}, "'upper_hinge' rotation about y by 0.0998"),
+    ],
     ids=["axes 1 cm apart", "axes 0.1 rad apart"],
 )
 def test_hinges_that_cannot_both_hold_raise_naming_both(hinge: dict, violation: str) -> None:
@@ -154,7 +170,9 @@ def test_hinges_that_cannot_both_hold_raise_naming_both(hinge: dict, violation: 
         with pytest.raises(mb.AssemblyError) as raised:
             mb.assemble(door(**hinge))
     message = str(raised.value)
-    assert "inconsistent redundant constraints" in message and violation in message and "'lower_hinge'" in message, message
+    assert "inconsistent redundant constraints" in message and violation in message and "'lower_hinge'" in message, (
+        message
+    )
 
 
 def test_nearly_coaxial_hinges_assemble_or_raise_an_assembly_error() -> None:
@@ -169,7 +187,8 @@ def test_nearly_coaxial_hinges_assemble_or_raise_an_assembly_error() -> None:
 
 
 @pytest.mark.xfail(
-    strict=True, raises=mb.AssemblyError,
+    strict=True,
+    raises=mb.AssemblyError,
     reason="core bug: redundancy is judged at the unassembled input configuration, here a dead centre",
 )
 def test_constraint_dependent_only_at_the_input_dead_centre_is_not_removed() -> None:

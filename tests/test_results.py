@@ -118,10 +118,9 @@ def test_exception_in_with_block_leaves_failed_partial_file(tmp_path: Path) -> N
 
 def test_keyboard_interrupt_closes_as_interrupted(tmp_path: Path) -> None:
     path = tmp_path / "run.h5"
-    with pytest.raises(KeyboardInterrupt):
-        with ResultsWriter(path, LAYOUT) as writer:
-            writer.append(make_frame(LAYOUT, 0.0))
-            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt), ResultsWriter(path, LAYOUT) as writer:
+        writer.append(make_frame(LAYOUT, 0.0))
+        raise KeyboardInterrupt
     loaded = Results.load(path)
     assert (loaded.status, len(loaded)) == ("interrupted", 1)
 
@@ -201,9 +200,7 @@ def test_named_views_and_channels(results: Results) -> None:
         ("position", ValueError, "<element>.<quantity>"),
     ],
 )
-def test_bad_channel_is_explained(
-    results: Results, spec: str, error: type[Exception], words: str
-) -> None:
+def test_bad_channel_is_explained(results: Results, spec: str, error: type[Exception], words: str) -> None:
     with pytest.raises(error, match=words):
         results.channel(spec)
 

@@ -10,9 +10,11 @@ from hypothesis import strategies as st
 
 from multibody.formulation import rotations
 
-unit_quaternions = st.lists(st.floats(-1, 1), min_size=4, max_size=4).filter(
-    lambda e: np.linalg.norm(e) > 0.1
-).map(lambda e: np.array(e) / np.linalg.norm(e))
+unit_quaternions = (
+    st.lists(st.floats(-1, 1), min_size=4, max_size=4)
+    .filter(lambda e: np.linalg.norm(e) > 0.1)
+    .map(lambda e: np.array(e) / np.linalg.norm(e))
+)
 
 
 @given(unit_quaternions)
@@ -46,7 +48,10 @@ def test_kinematic_matrix_defines_body_angular_velocity(e, w):
     w = np.array(w)
     h = 1e-6
     e_dot = rotations.euler_parameter_rate(e, w)
-    R_dot = (rotations.rotation_from_euler_parameters(e + h * e_dot) - rotations.rotation_from_euler_parameters(e - h * e_dot)) / (2 * h)
+    R_dot = (
+        rotations.rotation_from_euler_parameters(e + h * e_dot)
+        - rotations.rotation_from_euler_parameters(e - h * e_dot)
+    ) / (2 * h)
     R = rotations.rotation_from_euler_parameters(e)
     assert np.allclose(R_dot, R @ rotations.skew(w), atol=1e-8)
     assert abs(e @ e_dot) < 1e-14  # the rate keeps the norm

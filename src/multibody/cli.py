@@ -1,4 +1,5 @@
-"""Command line: ``multibody run MODEL.py`` and ``multibody info MODEL.py``.
+"""Command line: ``multibody run MODEL.py`` and ``multibody info MODEL.py``; ``animate``, ``plot`` and
+``report`` read a results file (see ``multibody.viz.commands``).
 
 A model file is a Python file that defines ``build() -> Model`` and, optionally, the defaults of
 its analysis::
@@ -22,19 +23,27 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-from multibody.analysis.dynamics import METHODS, dynamics
+from multibody.analysis.dynamics import FORMULATIONS, dynamics
 from multibody.analysis.errors import AnalysisError
+from multibody.analysis.inverse import inverse_dynamics
 from multibody.analysis.kinematics import kinematics
+from multibody.analysis.linearize import linear_analysis
+from multibody.analysis.statics import quasi_statics, statics
+from multibody.io.adm.command import dataset_module, is_dataset
+from multibody.io.adm.errors import AdmError
 from multibody.model.element import ModelError
 from multibody.model.model import Model
 from multibody.results import Results
 from multibody.system.compile import RedundantConstraintWarning
 from multibody.system.system import System
+from multibody.viz.commands import add_commands
 
 EXIT_ANALYSIS_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
-ANALYSES = ("dynamics", "kinematics")
+ANALYSES = ("dynamics", "kinematics", "statics", "quasi_statics", "linear", "inverse")
+AT_START = ("statics", "linear")
+"""Analyses of the model at t = 0 only (they ignore t_end and output_step)."""
 
 
 class UsageError(Exception):
@@ -44,37 +53,77 @@ class UsageError(Exception):
 @dataclasses.dataclass(frozen=True)
 class AnalysisSettings:
     """What ``multibody run`` simulates: the analysis, its end time and output step [s], and for
-    dynamics the DAE method and relative tolerance."""
+    dynamics the formulation ("cartesian" or "kane"), its method (default: the formulation's
+    first, SI2 or BDF) and the relative tolerance."""
 
     analysis: str = "dynamics"
     t_end: float = 1.0
     output_step: float = 0.01
-    method: str = "SI2"
+    formulation: str = "cartesian"
+    method: str | None = None
     rtol: float = 1e-6
+
+    @property
+    def dynamics_method(self) -> str:
+        """The method dynamics runs: the one given, or the formulation's default."""
+        return FORMULATIONS[self.formulation][0] if self.method is None else self.method
 
     def describe(self) -> str:
         """One line, e.g. ``dynamics to t = 2 s, output every 0.01 s, method SI2, rtol 1e-06``."""
+        if self.analysis in AT_START:
+            return "static equilibrium at t = 0 s" + (", and its modes" if self.analysis == "linear" else "")
         line = f"{self.analysis} to t = {self.t_end:g} s, output every {self.output_step:g} s"
-        return line + (f", method {self.method}, rtol {self.rtol:g}" if self.analysis == "dynamics" else "")
+        if self.analysis != "dynamics":
+            return line
+        formulation = "" if self.formulation == "cartesian" else f", {self.formulation} formulation"
+        return line + f"{formulation}, method {self.dynamics_method}, rtol {self.rtol:g}"
 
     def run(self, system: System, output: str | None = None, progress: bool = False) -> Results:
         """Run the analysis on ``system``, streaming to the HDF5 file ``output`` if given."""
         if self.analysis == "kinematics":
             return kinematics(system, self.t_end, self.output_step, output=output, progress=progress)
+        if self.analysis == "statics":
+            return statics(system, output=output)
+        if self.analysis == "quasi_statics":
+            return quasi_statics(system, self.t_end, self.output_step, output=output, progress=progress)
+        if self.analysis == "linear":
+            equilibrium_results, linear = linear_analysis(system, output=output)
+            print(linear.modes().table())
+            return equilibrium_results
+        if self.analysis == "inverse":
+            inverse = inverse_dynamics(system, self.t_end, self.output_step, output=output, progress=progress)
+            if output is not None:
+                inverse.save(output)
+            return inverse.results
         return dynamics(
-            system, self.t_end, self.output_step, method=self.method, rtol=self.rtol, output=output, progress=progress
+            system,
+            self.t_end,
+            self.output_step,
+            method=self.dynamics_method,
+            rtol=self.rtol,
+            formulation=self.formulation,
+            output=output,
+            progress=progress,
         )
 
 
-DYNAMICS_ONLY = ("method", "rtol")
+DYNAMICS_ONLY = ("formulation", "method", "rtol")
 """Settings that only dynamics uses."""
 
 
-def load_model_file(path: str | Path) -> ModuleType:
-    """Import the Python file ``path`` as a module (``UsageError`` if it is missing or fails)."""
+def load_model_file(path: str | Path, command_file: str | None = None) -> ModuleType:
+    """Import the Python file ``path`` as a module (``UsageError`` if it is missing or fails); an
+    ADAMS dataset (.adm, with its .acf ``command_file``) is imported by ``multibody.io.adm``."""
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"model file '{path}' not found")
+    if is_dataset(path):
+        try:
+            return dataset_module(path, command_file)
+        except (AdmError, FileNotFoundError) as error:
+            raise UsageError(str(error)) from error
+    if command_file is not None:
+        raise UsageError("--acf goes with an ADAMS dataset (.adm), not with a Python model file")
     if path.suffix != ".py":
         raise UsageError(f"model file '{path}' is not a Python file (.py)")
     module_name = f"multibody_model_{path.stem}"
@@ -122,14 +171,20 @@ def analysis_settings(module: ModuleType, overrides: dict[str, object]) -> Analy
     analysis = values.get("analysis", AnalysisSettings.analysis)
     if analysis not in ANALYSES:
         raise UsageError(f"{where}: analysis must be one of {', '.join(ANALYSES)}, got {analysis!r}")
-    if analysis == "kinematics":
+    if analysis != "dynamics":
         flagged = [name for name in DYNAMICS_ONLY if name in overrides]
         if flagged:
-            raise UsageError(f"--{' and --'.join(flagged)} apply to dynamics only, not to kinematics")
+            raise UsageError(f"--{' and --'.join(flagged)} apply to dynamics only, not to {analysis}")
         values = {k: v for k, v in values.items() if k not in DYNAMICS_ONLY}
     settings = AnalysisSettings(**values)
-    if settings.method not in METHODS:
-        raise UsageError(f"{where}: method must be one of {', '.join(METHODS)}, got {settings.method!r}")
+    if settings.formulation not in FORMULATIONS:
+        raise UsageError(f"{where}: formulation must be one of {', '.join(FORMULATIONS)}, got {settings.formulation!r}")
+    methods = FORMULATIONS[settings.formulation]
+    if settings.dynamics_method not in methods:
+        raise UsageError(
+            f"{where}: method of the {settings.formulation} formulation must be one of {', '.join(methods)}, "
+            f"got {settings.method!r}"
+        )
     for name in ("t_end", "output_step", "rtol"):
         value = getattr(settings, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
@@ -160,21 +215,30 @@ def element_listing(model: Model) -> str:
     lines += [f"  {b.name}: mass {b.mass:g} kg" for b in model.bodies.values()]
     lines.append("constraints:")
     lines += [
-        f"  {c.name}: {type(c).__name__} I={c.i_marker.full_name} J={c.j_marker.full_name}"
-        for c in model.constraints()
+        f"  {c.name}: {type(c).__name__} I={c.i_marker.full_name} J={c.j_marker.full_name}" for c in model.constraints()
     ]
     lines.append("forces:" if model.forces else "forces: none")
     lines += [f"  {f.name}: {type(f).__name__}" for f in model.forces.values()]
+    if model.contacts:
+        lines.append("contacts:")
+        lines += [
+            f"  {c.name}: {type(c).__name__} I={c.i_marker.full_name} J={c.j_marker.full_name} e={c.restitution:g}"
+            for c in model.contacts.values()
+        ]
     return "\n".join(lines)
 
 
 def _run(args: argparse.Namespace) -> int:
-    module = load_model_file(args.model)
-    flags = {name: getattr(args, name) for name in ("analysis", "t_end", "output_step", "method", "rtol")}
+    module = load_model_file(args.model, args.acf)
+    flags = {
+        name: getattr(args, name) for name in ("analysis", "t_end", "output_step", "formulation", "method", "rtol")
+    }
     settings = analysis_settings(module, {name: value for name, value in flags.items() if value is not None})
     output = Path(args.output) if args.output else Path.cwd() / f"{Path(args.model).stem}.h5"
     if not output.parent.is_dir():
         raise UsageError(f"cannot write results to '{output}': directory '{output.parent}' does not exist")
+    if hasattr(module, "IMPORT_REPORT"):
+        print(module.IMPORT_REPORT)
     system = compile_quietly(build_model(module))
     print(system.summary())
     print(f"{settings.describe()}; results stream to {output}", flush=True)
@@ -185,6 +249,8 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     print(format_stats(results.stats))
     print(results.final_state_table())
+    if hasattr(module, "write_requests"):
+        print(f"{module.write_requests(system, results, output)} REQUEST outputs added under requests/")
     print(f"results written to {output}")
     return 0
 
@@ -192,7 +258,9 @@ def _run(args: argparse.Namespace) -> int:
 def _info(args: argparse.Namespace) -> int:
     module = load_model_file(args.model)
     settings = analysis_settings(module, {})
-    model = build_model(module)
+    if hasattr(module, "IMPORT_REPORT"):
+        print(module.IMPORT_REPORT)
+    model = module.partial_model() if hasattr(module, "partial_model") else build_model(module)
     print(compile_quietly(model).summary())
     print(element_listing(model))
     print(f"default analysis: {settings.describe()}")
@@ -214,20 +282,41 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = commands.add_parser("run", help="assemble and simulate a model file, write an HDF5 results file")
-    run.add_argument("model", metavar="MODEL.py", help="Python file defining build() -> Model (and maybe ANALYSIS)")
+    run.add_argument(
+        "model",
+        metavar="MODEL.py",
+        help="Python file defining build() -> Model (and maybe ANALYSIS), or an ADAMS dataset .adm",
+    )
+    run.add_argument(
+        "--acf", metavar="FILE.acf", help="ADAMS command file for an .adm dataset (SIMULATE/DYNAMIC, END=...)"
+    )
     run.add_argument("--t-end", type=_positive, metavar="T", help="end time [s]")
     run.add_argument("--output-step", type=_positive, metavar="H", help="output interval [s]")
-    run.add_argument("--analysis", choices=ANALYSES, help="dynamics (default) or kinematics (0-DOF models)")
-    run.add_argument("--method", choices=tuple(METHODS), help="DAE form for dynamics (default SI2)")
+    run.add_argument(
+        "--analysis",
+        choices=ANALYSES,
+        help="dynamics (default), kinematics (0-DOF models), statics, quasi_statics, linear (modes at the static "
+        "equilibrium) or inverse (efforts and power of the motions of a 0-DOF model)",
+    )
+    run.add_argument("--formulation", choices=tuple(FORMULATIONS), help="coordinates for dynamics (default cartesian)")
+    run.add_argument(
+        "--method",
+        choices=tuple(dict.fromkeys(m for methods in FORMULATIONS.values() for m in methods)),
+        help="cartesian: DAE form SI2 (default) or I3; kane: BDF (default), RK45, DOP853 or LSODA",
+    )
     run.add_argument("--rtol", type=_positive, metavar="R", help="relative tolerance for dynamics (default 1e-6)")
     run.add_argument("-o", "--output", metavar="FILE", help="results file (default: MODEL's stem + .h5 here)")
     run.set_defaults(handler=_run)
 
     info = commands.add_parser("info", help="print a model's summary: bodies, constraints, DOF, redundancies")
-    info.add_argument("model", metavar="MODEL.py", help="Python file defining build() -> Model")
+    info.add_argument(
+        "model", metavar="MODEL.py", help="Python file defining build() -> Model, or an ADAMS dataset .adm"
+    )
     info.set_defaults(handler=_info)
 
-    for command in (run, info):
+    viewers = add_commands(commands)  # animate, plot, report
+
+    for command in (run, info, *viewers):
         command.add_argument("--debug", action="store_true", help="print the traceback of an error")
     return parser
 

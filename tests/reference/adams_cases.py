@@ -26,7 +26,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from multibody import (
-    Cylindrical, Distance, Ground, Hooke, Marker, Model, Revolute, RigidBody, Spherical, Translational,
+    Cylindrical,
+    Distance,
+    Ground,
+    Hooke,
+    Marker,
+    Model,
+    Revolute,
+    RigidBody,
+    Spherical,
+    Translational,
 )
 from multibody.formulation.rotations import rotation_from_313_angles
 
@@ -48,7 +57,9 @@ def reuler(psi_deg: float, theta_deg: float, phi_deg: float) -> NDArray[np.float
     return np.radians([psi_deg, theta_deg, phi_deg])
 
 
-def add_marker(body: Ground | RigidBody, name: str, qp: ArrayLike, euler_deg: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> Marker:
+def add_marker(
+    body: Ground | RigidBody, name: str, qp: ArrayLike, euler_deg: tuple[float, float, float] = (0.0, 0.0, 0.0)
+) -> Marker:
     """ADAMS ``MARKER/name, QP = qp [m], REULER = euler_deg`` given in ground axes at input."""
     return body.add_marker(name, position=qp, euler_angles=reuler(*euler_deg), frame="world")
 
@@ -61,8 +72,13 @@ def pendulum_part(
     ADAMS's default is zero)."""
     part = model.add(
         RigidBody(
-            BODY, mass=1.0, inertia=ip, position=cm_qp, orientation=rotation_from_313_angles(*reuler(*cm_euler_deg)),
-            velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0),
+            BODY,
+            mass=1.0,
+            inertia=ip,
+            position=cm_qp,
+            orientation=rotation_from_313_angles(*reuler(*cm_euler_deg)),
+            velocity=(0.0, 0.0, 0.0),
+            angular_velocity=(0.0, 0.0, 0.0),
         )
     )
     add_marker(part, "0201", cm_qp, cm_euler_deg)
@@ -70,7 +86,11 @@ def pendulum_part(
 
 
 def joint_case(
-    title: str, joint: type, cm_qp: tuple[float, float, float], turned: tuple[float, float, float], ip: tuple[float, float, float]
+    title: str,
+    joint: type,
+    cm_qp: tuple[float, float, float],
+    turned: tuple[float, float, float],
+    ip: tuple[float, float, float],
 ) -> Model:
     """A pendulum part whose CM marker 0201 (at ``cm_qp``) and joint markers 0102 (ground) and
     0202 (part), both at the origin, share the REULER angles ``turned`` [deg]: ``JOINT/1`` of

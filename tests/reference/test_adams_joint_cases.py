@@ -90,21 +90,69 @@ ADAMS_ERROR: dict[str, dict[str, float]] = {
     # max |ADAMS - exact| over the 501 rows, natural units, rounded up to two digits. ADAMS solved
     # the revolute case about 100x more accurately than the spherical and universal ones (the same
     # pendulum); its accelerations and reactions are its least accurate outputs.
-    "Revolute": {"Pos": 2.5e-6, "Vel": 1.2e-6, "Acc": 6.1e-5, "Quat": 5.0e-7, "Avel": 2.3e-6,
-                 "Aacc": 1.2e-4, "Rforce": 6.3e-5, "Rtorque": 1.2e-15},
-    "Spherical": {"Pos": 4.3e-4, "Vel": 6.0e-4, "Acc": 1.4e-3, "Quat": 2.2e-4, "Avel": 4.7e-4,
-                  "Aacc": 4.7e-4, "Rforce": 1.4e-3, "Rtorque": 0.0},
-    "Universal": {"Pos": 4.3e-4, "Vel": 6.0e-4, "Acc": 1.4e-3, "Quat": 2.2e-4, "Avel": 4.7e-4,
-                  "Aacc": 4.7e-4, "Rforce": 1.4e-3, "Rtorque": 4.8e-16},
+    "Revolute": {
+        "Pos": 2.5e-6,
+        "Vel": 1.2e-6,
+        "Acc": 6.1e-5,
+        "Quat": 5.0e-7,
+        "Avel": 2.3e-6,
+        "Aacc": 1.2e-4,
+        "Rforce": 6.3e-5,
+        "Rtorque": 1.2e-15,
+    },
+    "Spherical": {
+        "Pos": 4.3e-4,
+        "Vel": 6.0e-4,
+        "Acc": 1.4e-3,
+        "Quat": 2.2e-4,
+        "Avel": 4.7e-4,
+        "Aacc": 4.7e-4,
+        "Rforce": 1.4e-3,
+        "Rtorque": 0.0,
+    },
+    "Universal": {
+        "Pos": 4.3e-4,
+        "Vel": 6.0e-4,
+        "Acc": 1.4e-3,
+        "Quat": 2.2e-4,
+        "Avel": 4.7e-4,
+        "Aacc": 4.7e-4,
+        "Rforce": 1.4e-3,
+        "Rtorque": 4.8e-16,
+    },
     # Free fall: ADAMS is exact to the digits it wrote; some Pos rows have only 6 significant
     # digits, 4.7e-4 m off at -104.659 m (t = 4.62 s).
-    "Prismatic": {"Pos": 2.4e-4, "Vel": 1.2e-5, "Acc": 0.0, "Quat": 5.0e-17, "Avel": 0.0,
-                  "Aacc": 0.0, "Rforce": 0.0, "Rtorque": 0.0},
-    "Cylindrical": {"Pos": 2.4e-4, "Vel": 1.2e-5, "Acc": 0.0, "Quat": 6.2e-17, "Avel": 0.0,
-                    "Aacc": 0.0, "Rforce": 0.0, "Rtorque": 0.0},
+    "Prismatic": {
+        "Pos": 2.4e-4,
+        "Vel": 1.2e-5,
+        "Acc": 0.0,
+        "Quat": 5.0e-17,
+        "Avel": 0.0,
+        "Aacc": 0.0,
+        "Rforce": 0.0,
+        "Rtorque": 0.0,
+    },
+    "Cylindrical": {
+        "Pos": 2.4e-4,
+        "Vel": 1.2e-5,
+        "Acc": 0.0,
+        "Quat": 6.2e-17,
+        "Avel": 0.0,
+        "Aacc": 0.0,
+        "Rforce": 0.0,
+        "Rtorque": 0.0,
+    },
     # Distance: positions and velocities to print rounding, accelerations and force 1.4e-4.
-    "Distance": {"Pos": 2.5e-7, "Vel": 1.2e-7, "Acc": 1.4e-4, "Quat": 6.2e-17, "Avel": 0.0,
-                 "Aacc": 0.0, "Rforce": 1.4e-4, "Rtorque": 0.0},
+    "Distance": {
+        "Pos": 2.5e-7,
+        "Vel": 1.2e-7,
+        "Acc": 1.4e-4,
+        "Quat": 6.2e-17,
+        "Avel": 0.0,
+        "Aacc": 0.0,
+        "Rforce": 1.4e-4,
+        "Rtorque": 0.0,
+    },
 }
 
 
@@ -210,7 +258,11 @@ def exact(case: str) -> dict[str, FloatArray]:
 
 def ours(case: str, method: str, quantity: str) -> FloatArray:
     """Our values of an ADAMS quantity: CM motion of PART/02, reaction on the I marker 0102."""
-    results = simulate(case, method)
+    return quantity_of(simulate(case, method), case, quantity)
+
+
+def quantity_of(results: Results, case: str, quantity: str) -> FloatArray:
+    """The values of an ADAMS quantity in ``results`` of ``case`` (also used for imported models)."""
     body = results.body(BODY)
     reaction = results.joint(CONSTRAINT[case])
     return {

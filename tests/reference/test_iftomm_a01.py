@@ -35,7 +35,9 @@ import pytest
 
 import multibody as mb
 
-REFERENCE_FILE = Path(__file__).resolve().parents[3] / "shared" / "refdata" / "iftomm_A01_simple_pendulum" / "A01_solution_data.txt"
+REFERENCE_FILE = (
+    Path(__file__).resolve().parents[3] / "shared" / "refdata" / "iftomm_A01_simple_pendulum" / "A01_solution_data.txt"
+)
 """``../shared/refdata/iftomm_A01_simple_pendulum`` next to the repository."""
 GRAVITY = 9.81
 """[m/s^2], along -y."""
@@ -61,7 +63,9 @@ def simple_pendulum() -> mb.Model:
     """The benchmark pendulum: the mass at (-1, 0, 0) m, the hinge at the origin about world z."""
     model = mb.Model("iftomm_A01", gravity=(0.0, -GRAVITY, 0.0))
     bob = model.add(mb.RigidBody("mass", BOB_MASS, (BOB_INERTIA,) * 3, position=(-LINK_LENGTH, 0.0, 0.0)))
-    model.add(mb.Revolute("hinge", bob.add_marker("hinge", (0.0, 0.0, 0.0), frame="world"), model.ground.add_marker("hinge")))
+    model.add(
+        mb.Revolute("hinge", bob.add_marker("hinge", (0.0, 0.0, 0.0), frame="world"), model.ground.add_marker("hinge"))
+    )
     return model
 
 

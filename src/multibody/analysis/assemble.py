@@ -55,7 +55,9 @@ def assembled_state(
     except SingularMatrixError:
         near = dependent_rows(state.G, tolerance=1e-6)
         culprits = ", ".join(
-            dict.fromkeys(f"'{system.constraint_names[system.rows.element[k]]}'" for d in near for k in (d.row, *d.depends_on))
+            dict.fromkeys(
+                f"'{system.constraint_names[system.rows.element[k]]}'" for d in near for k in (d.row, *d.depends_on)
+            )
         )
         raise AssemblyError(
             f"model '{system.name}': the constraints are nearly redundant at the assembled configuration "
@@ -152,7 +154,9 @@ def _check_redundant(system: System, q: FloatArray, t0: float, tolerance: float)
 def _worst_rows(system: System, rows: ConstraintRows, phi: FloatArray, count: int = 3) -> str:
     order = np.argsort(-np.abs(phi))[:count]
     return "; ".join(
-        f"'{system.constraint_names[rows.element[k]]}' {rows.label[k]} by {abs(phi[k]):.3g}" for k in order if abs(phi[k]) > 0
+        f"'{system.constraint_names[rows.element[k]]}' {rows.label[k]} by {abs(phi[k]):.3g}"
+        for k in order
+        if abs(phi[k]) > 0
     )
 
 

@@ -61,8 +61,14 @@ def kinematics(
 
 
 def _run(
-    system: System, form: CartesianFormulation, q: FloatArray, times: FloatArray, output_step: float,
-    tolerance: float, progress: bool, writer: ResultsWriter,
+    system: System,
+    form: CartesianFormulation,
+    q: FloatArray,
+    times: FloatArray,
+    output_step: float,
+    tolerance: float,
+    progress: bool,
+    writer: ResultsWriter,
 ) -> None:
     """Solve and append one frame per output time."""
     dissipated, previous_power, previous_t = 0.0, None, 0.0

@@ -20,6 +20,8 @@ def results_layout(system: System, analysis: str) -> ResultsLayout:
         body_names=system.body_names,
         joint_names=system.constraint_names,
         force_names=system.force_names,
+        scene=system.scene,
+        aliases=system.aliases,
     )
 
 

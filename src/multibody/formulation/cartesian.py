@@ -65,8 +65,13 @@ class CartesianFormulation:
         loads = forces.element_loads(self.system, frames, motion)
         phi, jacobian, nu = constraints.position_level(self.system, self.rows, frames)
         return Evaluation(
-            frames, motion, loads, self.generalized_force(frames, motion, loads), phi,
-            self.assembler.assemble(frames, jacobian), nu,
+            frames,
+            motion,
+            loads,
+            self.generalized_force(frames, motion, loads),
+            phi,
+            self.assembler.assemble(frames, jacobian),
+            nu,
         )
 
     def generalized_force(self, frames: Pose, motion: Twist, loads: forces.ElementLoads) -> FloatArray:
@@ -137,10 +142,10 @@ class CartesianFormulation:
                 position_step = 1e-7 * (1.0 + (np.abs(q.reshape(-1, 7)[color, k]) if k < 3 else 0.0))
                 velocity_step = 1e-7 * (1.0 + np.abs(v[index]))
                 step[index] = position_step
-                dK = (residual(kinematics.displace(s, q, step), v) - base)
+                dK = residual(kinematics.displace(s, q, step), v) - base
                 dv = np.zeros(n)
                 dv[index] = velocity_step
-                dC = (residual(q, v + dv) - base)
+                dC = residual(q, v + dv) - base
                 for b, hx, hv in zip(color, np.broadcast_to(position_step, len(color)), velocity_step):
                     affected = np.concatenate([6 * a + np.arange(6) for a in s.adjacency[b]])
                     rows.append(affected)

@@ -148,6 +148,29 @@ def position_level(
         g = c[:, None] * cross(x_I, y_J) - s[:, None] * cross(x_I, x_J)
         g_wi[k], g_wj[k] = g, -g
 
+    k = np.flatnonzero(rows.kind == KIND["constant_velocity"])
+    if k.size:
+        x_I, y_J = geo.a_I[k], geo.b_J[k]
+        y_I, x_J = frames.R_WM[rows.i_marker[k]][:, :, 1], geo.x_J[k]
+        phi[k] = _dot(x_I, y_J) + _dot(y_I, x_J)
+        g = cross(x_I, y_J) + cross(y_I, x_J)
+        g_wi[k], g_wj[k] = g, -g
+
+    k = np.flatnonzero(rows.kind == KIND["screw"])
+    if k.size:
+        # sin(theta - f) with theta the angle of x_I from x_J about z_J and f = 2 pi (z_J . d) / pitch
+        turns_per_length = 2.0 * np.pi / rows.parameter[k]
+        x_I, x_J, y_J, z_J = geo.a_I[k], geo.x_J[k], geo.y_J[k], geo.b_J[k]
+        f = turns_per_length * _dot(z_J, geo.d[k])
+        sine, cosine = _dot(x_I, y_J), _dot(x_I, x_J)
+        c, s = np.cos(f), np.sin(f)
+        phi[k] = c * sine - s * cosine
+        translational(k, z_J, True)  # the rows of z_J . d, scaled by d(phi)/d(f) below
+        along = (-(s * sine + c * cosine) * turns_per_length)[:, None]
+        g = c[:, None] * cross(x_I, y_J) - s[:, None] * cross(x_I, x_J)
+        g_vi[k], g_vj[k] = along * g_vi[k], along * g_vj[k]
+        g_wi[k], g_wj[k] = along * g_wi[k] + g, along * g_wj[k] - g
+
     return phi, ConstraintJacobian(g_vi, g_wi, g_vj, g_wj), nu
 
 
@@ -197,21 +220,40 @@ def acceleration_rhs(system: System, rows: ConstraintRows, frames: Pose, motion:
         _, _, f_ddot = _drivers(rows, k, frames.t)
         gamma[k] = turning_plane(k, geo.b_J[k]) + f_ddot
 
-    k = np.flatnonzero(rows.kind == KIND["rotation_driver"])
-    if k.size:
-        f, f_dot, f_ddot = _drivers(rows, k, frames.t)
+    def angle_following(k: np.ndarray, f: FloatArray, f_dot: FloatArray, f_ddot: FloatArray) -> FloatArray:
+        """``gamma`` of ``sin(theta - f)``, theta the angle of x_I from x_J about z_J, for given
+        rates of f (``f_ddot``: the part of f's second rate that is not in the Jacobian)."""
         x_I, x_J, y_J = geo.a_I[k], geo.x_J[k], geo.y_J[k]
         sine, cosine = _dot(x_I, y_J), _dot(x_I, x_J)
         sine_rate, sine_gamma = turning_dot(k, x_I, y_J)
         cosine_rate, cosine_gamma = turning_dot(k, x_I, x_J)
         c, s = np.cos(f), np.sin(f)
-        gamma[k] = (
+        return (
             c * sine_gamma
             - s * cosine_gamma
             + 2.0 * f_dot * (s * sine_rate + c * cosine_rate)
             + f_ddot * (s * sine + c * cosine)
             + f_dot**2 * (c * sine - s * cosine)
         )
+
+    k = np.flatnonzero(rows.kind == KIND["rotation_driver"])
+    if k.size:
+        gamma[k] = angle_following(k, *_drivers(rows, k, frames.t))
+
+    k = np.flatnonzero(rows.kind == KIND["constant_velocity"])
+    if k.size:
+        y_I = frames.R_WM[rows.i_marker[k]][:, :, 1]
+        gamma[k] = turning_dot(k, geo.a_I[k], geo.b_J[k])[1] + turning_dot(k, y_I, geo.x_J[k])[1]
+
+    k = np.flatnonzero(rows.kind == KIND["screw"])
+    if k.size:
+        # As a rotation driver whose f = 2 pi s / pitch follows s = z_J . d: f's rate from the
+        # velocities, and of its second rate only the quadratic part (the rest is in G).
+        turns_per_length = 2.0 * np.pi / rows.parameter[k]
+        z_J = geo.b_J[k]
+        f = turns_per_length * _dot(z_J, geo.d[k])
+        f_dot = turns_per_length * (_dot(cross(w_j[k], z_J), geo.d[k]) + _dot(z_J, d_dot[k]))
+        gamma[k] = angle_following(k, f, f_dot, -turns_per_length * turning_plane(k, z_J))
     return gamma
 
 

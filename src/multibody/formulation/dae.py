@@ -28,8 +28,6 @@ from multibody.solve.newton import ConvergenceMonitor, Verdict
 FORMS = ("I3", "SI2")
 
 
-
-
 class MechanicalDAE:
     """The ``ImplicitProblem`` of the Cartesian equations in DAE form ``form`` ("I3" or "SI2")."""
 
@@ -63,8 +61,15 @@ class MechanicalDAE:
         return out
 
     def correct(
-        self, t: float, predicted: FloatArray, base: FloatArray, c: float, z_guess: FloatArray,
-        weights: FloatArray, tolerance: float, refresh_jacobian: bool,
+        self,
+        t: float,
+        predicted: FloatArray,
+        base: FloatArray,
+        c: float,
+        z_guess: FloatArray,
+        weights: FloatArray,
+        tolerance: float,
+        refresh_jacobian: bool,
     ) -> Correction:
         form = self.formulation
         system = form.system
@@ -131,7 +136,9 @@ class MechanicalDAE:
         near = dependent_rows(state.G, tolerance=1e-6)
         if near:
             culprits = ", ".join(
-                dict.fromkeys(f"'{system.constraint_names[form.rows.element[k]]}'" for d in near for k in (d.row, *d.depends_on))
+                dict.fromkeys(
+                    f"'{system.constraint_names[form.rows.element[k]]}'" for d in near for k in (d.row, *d.depends_on)
+                )
             )
             return f"the constraints of {culprits} are (nearly) dependent here: a lock-up or dead-centre position"
         worst = int(np.argmax(np.abs(state.phi)))
@@ -141,4 +148,3 @@ class MechanicalDAE:
     def initial_algebraic(self, lam: FloatArray) -> FloatArray:
         """``z`` at the start: the consistent multipliers (and ``mu = 0`` for SI2)."""
         return np.concatenate([lam, np.zeros(self.m)])
-

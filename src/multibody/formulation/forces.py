@@ -13,6 +13,7 @@ import numpy as np
 
 from multibody.formulation import rotations
 from multibody.formulation.frames import Pose, Twist
+from multibody.formulation.measurements import Measurements
 from multibody.formulation.rotations import FloatArray, cross
 from multibody.model.forces.applied import MarkerState
 from multibody.system.system import System
@@ -40,8 +41,12 @@ def _dot(a: FloatArray, b: FloatArray) -> FloatArray:
 
 
 def _spring_damper_law(
-    stiffness: FloatArray, deflection: FloatArray, damping: FloatArray, rate: FloatArray,
-    preload: FloatArray, actuator: FloatArray | float,
+    stiffness: FloatArray,
+    deflection: FloatArray,
+    damping: FloatArray,
+    rate: FloatArray,
+    preload: FloatArray,
+    actuator: FloatArray | float,
 ) -> tuple[FloatArray, float, float]:
     """Linear law ``-k x - c x' + preload + actuator``: (scalar per element, stored energy
     ``1/2 k x^2 - preload x`` summed, power of damping and actuator summed)."""
@@ -136,6 +141,20 @@ def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
             force[element] = vector
             power += float(vector @ v_M[marker])
         value[element] = float(np.linalg.norm(vector))
+
+    state_dependent = system.state_dependent_loads
+    if state_dependent.element.size:
+        measurements = Measurements(t, p_M, R_WM, v_M, w_M)
+        for element, law in zip(state_dependent.element, state_dependent.law):
+            F, T = law(measurements)
+            force[element], torque[element] = F, T
+            value[element] = float(np.linalg.norm(F) or np.linalg.norm(T))  # the force's size, a torque's if no force
+            i, j = system.force_markers[element]
+            v_rel, w_rel = v_M[i], w_M[i]
+            if j >= 0:  # J's body takes -F at I's origin and -T
+                v_rel = v_rel - v_M[j] - np.cross(w_M[j], p_M[i] - p_M[j])
+                w_rel = w_rel - w_M[j]
+            power += float(F @ v_rel + T @ w_rel)
 
     return ElementLoads(force, torque, value, potential, power)
 

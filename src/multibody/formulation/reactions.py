@@ -45,5 +45,3 @@ def reactions(system: System, frames: Pose, lam: FloatArray) -> tuple[FloatArray
 def in_marker_axes(frames: Pose, marker: np.ndarray, vectors_W: FloatArray) -> FloatArray:
     """World vectors (n, 3) expressed in the axes of markers ``marker`` (n,)."""
     return np.einsum("nji,nj->ni", frames.R_WM[marker], vectors_W)
-
-

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from multibody.model.element import Element, ModelError
+from multibody.model.geometry import Link, PlacedShape, Shape, place_shape
 from multibody.model.marker import Marker, finite_vector, marker_orientation, rotation_matrix
 
 EXACT_CHOICES = ("x", "y", "z", "orientation", "vx", "vy", "vz", "angular_velocity")
@@ -22,6 +23,7 @@ class Body(Element):
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self.markers: dict[str, Marker] = {}
+        self.shapes: list[PlacedShape] = []
 
     def add_marker(
         self,
@@ -53,6 +55,14 @@ class Body(Element):
         self.markers[name] = marker
         return marker
 
+    def add_shape(self, shape: Shape | Link, marker: Marker | None = None) -> PlacedShape:
+        """Show ``shape`` (see ``multibody.model.geometry``) on this body, in the frame of ``marker``
+        (one of this body's markers) or of the body; a ``Link`` spans its two markers. Display only:
+        the mass properties stay as given (see ``RigidBody.from_shape``)."""
+        placed = place_shape(self, shape, marker)
+        self.shapes.append(placed)
+        return placed
+
     def marker(self, name: str) -> Marker:
         """The marker called ``name`` on this body (``KeyError`` lists the body's markers)."""
         try:
@@ -62,7 +72,9 @@ class Body(Element):
                 f"{self.describe()} has no marker '{name}'; its markers are: {', '.join(self.markers) or 'none'}"
             ) from None
 
-    def world_to_body(self, p_W: NDArray[np.float64], R_WM: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    def world_to_body(
+        self, p_W: NDArray[np.float64], R_WM: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Convert a point and frame given in world axes (input configuration) to body axes."""
         return p_W, R_WM
 
@@ -131,7 +143,23 @@ class RigidBody(Body):
         if unknown:
             raise ModelError(f"{owner}: exact accepts {', '.join(EXACT_CHOICES)}; got {', '.join(map(repr, unknown))}")
 
-    def world_to_body(self, p_W: NDArray[np.float64], R_WM: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    @classmethod
+    def from_shape(cls, name: str, shape: Shape, density: float, **initial_conditions: object) -> RigidBody:
+        """A body whose mass [kg] and inertia come from ``shape`` filled with ``density`` [kg/m^3].
+
+        The body frame is at the shape's centre of mass with the shape's axes; the shape is added
+        for display. ``initial_conditions`` are those of ``RigidBody`` (``position`` is the CM's).
+        """
+        if not isinstance(shape, Shape):
+            raise ModelError(f"body '{name}': from_shape needs a solid shape (Box, Sphere, Mesh ...), got {shape!r}")
+        properties = shape.mass_properties(density)
+        body = cls(name, properties.mass, properties.inertia, **initial_conditions)  # type: ignore[arg-type]
+        body.shapes.append(PlacedShape(shape, -properties.center, np.eye(3)))
+        return body
+
+    def world_to_body(
+        self, p_W: NDArray[np.float64], R_WM: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         R_WB = self.orientation
         return R_WB.T @ (p_W - self.position), R_WB.T @ R_WM
 

@@ -180,9 +180,7 @@ class Harmonic(TimeFunction):
         )
 
 
-def _validated_samples(
-    kind: str, times: npt.ArrayLike, values: npt.ArrayLike
-) -> tuple[np.ndarray, np.ndarray]:
+def _validated_samples(kind: str, times: npt.ArrayLike, values: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Check sample times [s] and values for interpolation; return read-only float copies.
 
     Both must be 1-D, finite, of the same length >= 2, and the times strictly increasing.
@@ -190,9 +188,7 @@ def _validated_samples(
     times = np.array(times, dtype=float)
     values = np.array(values, dtype=float)
     if times.ndim != 1 or values.ndim != 1:
-        raise ValueError(
-            f"{kind}: times and values must be 1-D, got shapes {times.shape} and {values.shape}"
-        )
+        raise ValueError(f"{kind}: times and values must be 1-D, got shapes {times.shape} and {values.shape}")
     if times.size != values.size:
         raise ValueError(f"{kind}: got {times.size} times but {values.size} values")
     if times.size < 2:
@@ -257,9 +253,7 @@ class CubicSpline(TimeFunction):
         self.times, self.values = _validated_samples("CubicSpline", times, values)
         self.boundary = boundary
         extrapolation = "periodic" if boundary == "periodic" else True
-        self._spline = interpolate.CubicSpline(
-            self.times, self.values, bc_type=boundary, extrapolate=extrapolation
-        )
+        self._spline = interpolate.CubicSpline(self.times, self.values, bc_type=boundary, extrapolate=extrapolation)
         self._spline_derivative = self._spline.derivative(1)
         self._spline_second_derivative = self._spline.derivative(2)
 
@@ -274,8 +268,7 @@ class CubicSpline(TimeFunction):
 
     def __repr__(self) -> str:
         return (
-            f"CubicSpline(times={self.times.tolist()!r}, values={self.values.tolist()!r}, "
-            f"boundary={self.boundary!r})"
+            f"CubicSpline(times={self.times.tolist()!r}, values={self.values.tolist()!r}, boundary={self.boundary!r})"
         )
 
 
@@ -287,8 +280,7 @@ class Polynomial(TimeFunction):
         coefficients = np.array(coefficients, dtype=float)
         if coefficients.ndim != 1 or coefficients.size == 0:
             raise ValueError(
-                f"{type(self).__name__}: coefficients must be a non-empty 1-D sequence, "
-                f"got shape {coefficients.shape}"
+                f"{type(self).__name__}: coefficients must be a non-empty 1-D sequence, got shape {coefficients.shape}"
             )
         coefficients.flags.writeable = False
         self.coefficients = coefficients
@@ -345,9 +337,7 @@ class Callable(TimeFunction):
     _SECOND_DIFFERENCE_STEP = 1e-4
     """Step of the central second difference is this times (1 + |t|) [s]."""
 
-    def __init__(
-        self, f: ScalarFunction, df: ScalarFunction | None = None, ddf: ScalarFunction | None = None
-    ) -> None:
+    def __init__(self, f: ScalarFunction, df: ScalarFunction | None = None, ddf: ScalarFunction | None = None) -> None:
         """Wrap ``f(t)``; ``df`` and ``ddf`` are its exact first and second derivatives if known."""
         for name, function in (("f", f), ("df", df), ("ddf", ddf)):
             if function is not None and not callable(function):
@@ -384,8 +374,10 @@ class Callable(TimeFunction):
         f_now = _call_user_function(self.f, t)
         f_before = _call_user_function(self.f, t_before)
         # Second difference on the (possibly unequal) representable steps h_after, h_before.
-        return 2.0 * (h_before * f_after - (h_after + h_before) * f_now + h_after * f_before) / (
-            h_after * h_before * (h_after + h_before)
+        return (
+            2.0
+            * (h_before * f_after - (h_after + h_before) * f_now + h_after * f_before)
+            / (h_after * h_before * (h_after + h_before))
         )
 
     def __repr__(self) -> str:
@@ -406,6 +398,5 @@ def as_time_function(x: TimeFunction | float | ScalarFunction) -> TimeFunction:
     if callable(x):
         return Callable(x)
     raise TypeError(
-        f"expected a TimeFunction, a real number or a callable of time t [s], "
-        f"got {type(x).__name__}: {x!r}"
+        f"expected a TimeFunction, a real number or a callable of time t [s], got {type(x).__name__}: {x!r}"
     )

@@ -90,7 +90,9 @@ def rotation_matrix(owner: str, orientation: ArrayLike) -> NDArray[np.float64]:
             raise ModelError(f"{owner}: Euler parameters must have unit norm, got norm {norm:.6g}")
         return rotations.rotation_from_euler_parameters(value / norm)
     if value.shape != (3, 3) or not np.all(np.isfinite(value)):
-        raise ModelError(f"{owner}: orientation must be a 3x3 rotation matrix or 4 Euler parameters, got shape {value.shape}")
+        raise ModelError(
+            f"{owner}: orientation must be a 3x3 rotation matrix or 4 Euler parameters, got shape {value.shape}"
+        )
     if np.max(np.abs(value.T @ value - np.eye(3))) > 1e-6 or np.linalg.det(value) < 0.0:
         raise ModelError(f"{owner}: orientation is not a proper rotation matrix (R^T R != I or det(R) != 1)")
     return value

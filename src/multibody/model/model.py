@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from multibody.model.body import Body, Ground, RigidBody
+from multibody.model.contact import Contact
 from multibody.model.element import Element, ModelError
 from multibody.model.forces.base import ForceElement
 from multibody.model.joints.base import Joint
@@ -37,10 +38,13 @@ class Model:
         self.joints: dict[str, Joint] = {}
         self.motions: dict[str, Motion] = {}
         self.forces: dict[str, ForceElement] = {}
+        self.contacts: dict[str, Contact] = {}
         self._names: dict[str, Element] = {self.ground.name: self.ground}
+        self.aliases: dict[str, str] = {}
+        """Other names of elements, alias -> element name (an imported file's ids); results accept them too."""
 
     def add(self, element: AnyElement) -> AnyElement:
-        """Add a body, joint, motion or force and return it; raises ``ModelError`` naming the problem."""
+        """Add a body, joint, motion, force or contact pair and return it; raises ``ModelError`` naming the problem."""
         if element.name in self._names:
             raise ModelError(
                 f"{element.describe()}: the name '{element.name}' is already used by "
@@ -52,12 +56,18 @@ class Model:
             collection = self.joints
         elif isinstance(element, Motion):
             if element.joint.name not in self.joints or self.joints[element.joint.name] is not element.joint:
-                raise ModelError(f"{element.describe()}: {element.joint.describe()} is not in model '{self.name}'; add the joint first")
+                raise ModelError(
+                    f"{element.describe()}: {element.joint.describe()} is not in model '{self.name}'; add the joint first"
+                )
             collection = self.motions
         elif isinstance(element, ForceElement):
             collection = self.forces
+        elif isinstance(element, Contact):
+            collection = self.contacts
         else:
-            raise ModelError(f"model '{self.name}': cannot add {element!r}; expected a RigidBody, Joint, Motion or force element")
+            raise ModelError(
+                f"model '{self.name}': cannot add {element!r}; expected a RigidBody, Joint, Motion, force or contact element"
+            )
         for marker in getattr(element, "attached_markers", tuple)():
             if not self._owns(marker.body):
                 remedy = (

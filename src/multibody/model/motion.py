@@ -30,7 +30,11 @@ class Motion(Element):
         coordinate: str | None = None,
     ) -> None:
         super().__init__(name)
-        given = {k: v for k, v in (("displacement", displacement), ("velocity", velocity), ("acceleration", acceleration)) if v is not None}
+        given = {
+            k: v
+            for k, v in (("displacement", displacement), ("velocity", velocity), ("acceleration", acceleration))
+            if v is not None
+        }
         if len(given) != 1:
             raise ModelError(f"{self.describe()}: give exactly one of displacement, velocity or acceleration")
         if not isinstance(joint, Joint) or not joint.coordinates:
@@ -45,10 +49,12 @@ class Motion(Element):
                 )
             coordinate = joint.coordinates[0]
         if coordinate not in joint.coordinates:
-            raise ModelError(f"{self.describe()}: {joint.describe()} has no '{coordinate}' coordinate; it has {joint.coordinates}")
+            raise ModelError(
+                f"{self.describe()}: {joint.describe()} has no '{coordinate}' coordinate; it has {joint.coordinates}"
+            )
         self.joint = joint
         self.coordinate = coordinate
-        (self.level, function), = given.items()
+        ((self.level, function),) = given.items()
         self.function = as_time_function(function)
 
     @property

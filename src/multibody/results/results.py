@@ -127,9 +127,7 @@ class _ElementGroup(Generic[_History]):
     def quantities(self) -> dict[str, tuple[int, ...]]:
         """Quantity name -> shape of one element's value at one instant."""
         return {
-            f.name: f.metadata["per_element_shape"]
-            for f in fields(self.history)
-            if "per_element_shape" in f.metadata
+            f.name: f.metadata["per_element_shape"] for f in fields(self.history) if "per_element_shape" in f.metadata
         }
 
 
@@ -151,6 +149,10 @@ class ResultsLayout:
         joint_names: names of everything that carries a reaction: joints, joint primitives,
             motions, in output order (nj).
         force_names: names of the force elements, in output order (nf).
+        scene: what the animation draws, JSON text (``multibody.system.scene``); empty when
+            unknown (the viewer then draws the bodies from their motion alone).
+        aliases: other names of elements, (alias, element name) pairs: an imported file's ids as
+            written (``PART/02``) and its ADAMS/View names; ``res.body(alias)`` finds the element.
     """
 
     model_name: str
@@ -158,6 +160,8 @@ class ResultsLayout:
     body_names: tuple[str, ...] = ()
     joint_names: tuple[str, ...] = ()
     force_names: tuple[str, ...] = ()
+    scene: str = field(default="", repr=False)
+    aliases: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         for group in _GROUPS:
@@ -165,9 +169,7 @@ class ResultsLayout:
             names = tuple(str(name) for name in getattr(self, attribute))
             duplicates = sorted({name for name in names if names.count(name) > 1})
             if duplicates:
-                raise ValueError(
-                    f"duplicate {group.key} names in the layout: {', '.join(duplicates)}"
-                )
+                raise ValueError(f"duplicate {group.key} names in the layout: {', '.join(duplicates)}")
             object.__setattr__(self, attribute, names)
 
     def element_names(self) -> dict[str, tuple[str, ...]]:
@@ -197,9 +199,7 @@ class ResultsLayout:
         expected = self.frame_shapes().keys()
         missing, unexpected = sorted(expected - set(keys)), sorted(set(keys) - expected)
         if missing or unexpected:
-            raise ValueError(
-                f"{what} do not match the layout: missing {missing}, unexpected {unexpected}"
-            )
+            raise ValueError(f"{what} do not match the layout: missing {missing}, unexpected {unexpected}")
 
 
 class Results:
@@ -214,7 +214,7 @@ class Results:
         stats: solver statistics (step counts, function evaluations, wall time ...).
     """
 
-    __slots__ = ("_layout", "_arrays", "_status", "_message", "_stats", "_indices")
+    __slots__ = ("_arrays", "_indices", "_layout", "_message", "_stats", "_status")
 
     def __init__(
         self,
@@ -225,9 +225,7 @@ class Results:
         stats: Mapping[str, int | float] | None = None,
     ) -> None:
         if status not in STATUSES:
-            raise ValueError(
-                f"unknown results status {status!r}; statuses are: {', '.join(STATUSES)}"
-            )
+            raise ValueError(f"unknown results status {status!r}; statuses are: {', '.join(STATUSES)}")
         layout.check_keys(arrays.keys(), "results arrays")
         shapes = layout.frame_shapes()
         time_shape = np.shape(arrays["time"])
@@ -250,8 +248,7 @@ class Results:
         self._message = message
         self._stats = dict(stats or {})
         self._indices = {
-            key: {name: index for index, name in enumerate(names)}
-            for key, names in layout.element_names().items()
+            key: {name: index for index, name in enumerate(names)} for key, names in layout.element_names().items()
         }
 
     @staticmethod
@@ -391,9 +388,7 @@ class Results:
             " ".join(["body".ljust(name_width), *(h.rjust(12) for h in headers)]),
         ]
         speed = np.linalg.norm(self._arrays["body/angular_velocity"][-1], axis=-1)
-        row_values = np.column_stack(
-            [self._arrays["body/position"][-1], self._arrays["body/velocity"][-1], speed]
-        )
+        row_values = np.column_stack([self._arrays["body/position"][-1], self._arrays["body/velocity"][-1], speed])
         for name, values in zip(names, row_values):
             lines.append(" ".join([name.ljust(name_width), *(f"{v:12.5g}" for v in values)]))
         return "\n".join(lines)
@@ -402,14 +397,10 @@ class Results:
         """The named element's history view; KeyError listing the alternatives if unknown."""
         index = self._indices[group.key].get(name)
         if index is None:
-            raise KeyError(
-                f"no {group.key} {name!r} in the results; "
-                f"{group.plural} are: {self._listing(group)}"
-            )
-        views = {
-            quantity: self._arrays[f"{group.key}/{quantity}"][:, index]
-            for quantity in group.quantities
-        }
+            index = self._indices[group.key].get(dict(self._layout.aliases).get(name, name))
+        if index is None:
+            raise KeyError(f"no {group.key} {name!r} in the results; {group.plural} are: {self._listing(group)}")
+        views = {quantity: self._arrays[f"{group.key}/{quantity}"][:, index] for quantity in group.quantities}
         return group.history(name=name, **views)
 
     def _listing(self, group: _ElementGroup[Any]) -> str:

@@ -12,7 +12,9 @@ any of which may be 0; all datasets float64, chunked and resizable along axis 0 
     /                          attrs: model_name, analysis,
                                       status ("running" | "complete" | "failed" | "interrupted"),
                                       message, format_version = 1,
-                                      frame_count (rows of every dataset that are complete)
+                                      frame_count (rows of every dataset that are complete),
+                                      aliases (optional JSON list of [alias, element name])
+    /scene                     ()            optional UTF-8 JSON: what the animation draws
     /time                      (T,)          [s]
     /body/names                (nb,)         UTF-8 strings
     /body/position             (T, nb, 3)    CM position, world [m]
@@ -39,6 +41,7 @@ file cut off in the middle of a flush is still read consistently.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import time
@@ -80,14 +83,16 @@ class _ResultsFile:
         attrs = self._file.attrs
         attrs["model_name"] = layout.model_name
         attrs["analysis"] = layout.analysis
+        if layout.aliases:
+            attrs["aliases"] = json.dumps(layout.aliases)
+        if layout.scene:  # a dataset, not an attribute: attributes are limited to 64 kB
+            self._file.create_dataset("scene", data=layout.scene, dtype=h5py.string_dtype())
         attrs["status"] = "running"
         attrs["message"] = ""
         attrs["format_version"] = FORMAT_VERSION
         attrs["frame_count"] = 0
         for group_key, names in layout.element_names().items():
-            self._file.create_dataset(
-                f"{group_key}/names", data=list(names), dtype=h5py.string_dtype()
-            )
+            self._file.create_dataset(f"{group_key}/names", data=list(names), dtype=h5py.string_dtype())
         for key, frame_shape in layout.frame_shapes().items():
             self._file.create_dataset(
                 key,
@@ -141,14 +146,9 @@ class _FrameBuffer:
         values = {key: np.asarray(frame[key], dtype=np.float64) for key in self._frame_shapes}
         for key, frame_shape in self._frame_shapes.items():
             if values[key].shape != frame_shape:
-                raise ValueError(
-                    f"frame[{key!r}] has shape {values[key].shape}; the layout needs {frame_shape}"
-                )
+                raise ValueError(f"frame[{key!r}] has shape {values[key].shape}; the layout needs {frame_shape}")
         if self._count == len(self._arrays["time"]):
-            self._arrays = {
-                key: np.concatenate([array, np.empty_like(array)])
-                for key, array in self._arrays.items()
-            }
+            self._arrays = {key: np.concatenate([array, np.empty_like(array)]) for key, array in self._arrays.items()}
         for key, value in values.items():
             self._arrays[key][self._count] = value
         self._count += 1
@@ -213,9 +213,7 @@ class ResultsWriter:
                 "body/position" (nb, 3); values are copied.
         """
         if self.closed:
-            raise RuntimeError(
-                f"cannot append to a ResultsWriter closed with status {self._status!r}"
-            )
+            raise RuntimeError(f"cannot append to a ResultsWriter closed with status {self._status!r}")
         self._frames.append(frame)
         if time.monotonic() - self._last_flush >= self._flush_interval:
             self.flush()
@@ -227,9 +225,7 @@ class ResultsWriter:
             self._file.flush()
         self._last_flush = time.monotonic()
 
-    def close(
-        self, status: str, message: str = "", stats: Mapping[str, int | float] | None = None
-    ) -> None:
+    def close(self, status: str, message: str = "", stats: Mapping[str, int | float] | None = None) -> None:
         """Write the remaining frames, record how the run ended, and close the file.
 
         Args:
@@ -238,9 +234,7 @@ class ResultsWriter:
             stats: solver statistics, stored as attributes of /stats.
         """
         if status not in FINAL_STATUSES:
-            raise ValueError(
-                f"cannot close with status {status!r}; use one of: {', '.join(FINAL_STATUSES)}"
-            )
+            raise ValueError(f"cannot close with status {status!r}; use one of: {', '.join(FINAL_STATUSES)}")
         if self.closed:
             raise RuntimeError(f"ResultsWriter already closed with status {self._status!r}")
         self._status, self._message, self._stats = status, message, dict(stats or {})
@@ -295,15 +289,15 @@ def load_results(path: str | os.PathLike[str]) -> Results:
     with h5py.File(path, "r") as file:
         version = file.attrs.get("format_version")
         if version != FORMAT_VERSION:
-            raise ValueError(
-                f"{path}: results format_version {version!r}; this reader reads {FORMAT_VERSION}"
-            )
+            raise ValueError(f"{path}: results format_version {version!r}; this reader reads {FORMAT_VERSION}")
         layout = ResultsLayout(
             model_name=str(file.attrs["model_name"]),
             analysis=str(file.attrs["analysis"]),
             body_names=tuple(file["body/names"].asstr()[()]),
             joint_names=tuple(file["joint/names"].asstr()[()]),
             force_names=tuple(file["force/names"].asstr()[()]),
+            scene=file["scene"].asstr()[()] if "scene" in file else "",
+            aliases=tuple(tuple(pair) for pair in json.loads(file.attrs.get("aliases", "[]"))),
         )
         frame_count = int(file.attrs["frame_count"])
         arrays = {key: file[key][:frame_count] for key in layout.frame_shapes()}

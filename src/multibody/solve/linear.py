@@ -32,7 +32,9 @@ class Factorization:
             with np.errstate(all="ignore"):
                 lu, piv = la.lu_factor(matrix, check_finite=False)
             diagonal = np.abs(np.diag(lu))
-            if not np.all(np.isfinite(lu)) or diagonal.min(initial=np.inf) <= 1e-14 * max(diagonal.max(initial=0.0), 1e-300):
+            if not np.all(np.isfinite(lu)) or diagonal.min(initial=np.inf) <= 1e-14 * max(
+                diagonal.max(initial=0.0), 1e-300
+            ):
                 raise SingularMatrixError("matrix is singular to working precision")
             self._lu = (lu, piv)
 
@@ -97,6 +99,8 @@ def dependent_rows(matrix: Matrix, tolerance: float = 1e-9) -> list[DependentRow
             independent.append(row)
             continue
         coefficients = np.linalg.lstsq(G[independent].T, g, rcond=None)[0] if independent else np.zeros(0)
-        depends_on = tuple(independent[n] for n in np.flatnonzero(np.abs(coefficients) > tolerance * max(norms[row], 1e-300)))
+        depends_on = tuple(
+            independent[n] for n in np.flatnonzero(np.abs(coefficients) > tolerance * max(norms[row], 1e-300))
+        )
         found.append(DependentRow(row, depends_on))
     return found

@@ -12,21 +12,26 @@ from multibody.formulation import rotations
 from multibody.formulation.constraints import JacobianAssembler, position_level
 from multibody.model.body import RigidBody
 from multibody.model.forces import Bushing, PointForce, PointTorque, SpringDamper, TorsionSpring
+from multibody.model.forces.expression import StateDependentLoad
 from multibody.model.functions import TimeFunction
 from multibody.model.joints.base import AXIS_INDEX, Joint
+from multibody.model.joints.coupler import Screw
 from multibody.model.joints.primitives import Distance
 from multibody.model.marker import Marker
 from multibody.model.model import Model
 from multibody.model.motion import Motion
 from multibody.solve.linear import dependent_rows
 from multibody.system.drivers import IntegratedAcceleration, IntegratedVelocity
+from multibody.system.scene import scene_json
 from multibody.system.system import (
     CONSTRAINT_KINDS,
     AppliedLoads,
     Bushings,
     ConstraintRows,
+    ContactPairs,
     RedundantRow,
     SpringDampers,
+    StateDependentLoads,
     System,
     TorsionSprings,
 )
@@ -47,8 +52,18 @@ def compile_model(model: Model) -> System:
     markers: list[Marker] = [*model.ground.markers.values()] + [m for b in bodies for m in b.markers.values()]
     marker_index = {id(m): k for k, m in enumerate(markers)}
 
-    q0 = np.concatenate([np.hstack([b.position, rotations.euler_parameters_from_rotation(b.orientation)]) for b in bodies]) if bodies else np.zeros(0)
-    v0 = np.concatenate([np.hstack([b.velocity, b.orientation.T @ b.angular_velocity]) for b in bodies]) if bodies else np.zeros(0)
+    q0 = (
+        np.concatenate(
+            [np.hstack([b.position, rotations.euler_parameters_from_rotation(b.orientation)]) for b in bodies]
+        )
+        if bodies
+        else np.zeros(0)
+    )
+    v0 = (
+        np.concatenate([np.hstack([b.velocity, b.orientation.T @ b.angular_velocity]) for b in bodies])
+        if bodies
+        else np.zeros(0)
+    )
     position_freedom, velocity_freedom = _assembly_freedoms(bodies)
 
     constraints: list[Joint | Motion] = model.constraints()
@@ -73,7 +88,10 @@ def compile_model(model: Model) -> System:
         redundant=(),
         force_names=tuple(model.forces),
         force_markers=np.array(
-            [[marker_index[id(f.i_marker)], -1 if f.j_marker is None else marker_index[id(f.j_marker)]] for f in model.forces.values()],
+            [
+                [marker_index[id(f.i_marker)], -1 if f.j_marker is None else marker_index[id(f.j_marker)]]
+                for f in model.forces.values()
+            ],
             dtype=np.int64,
         ).reshape(-1, 2),
         **_force_groups(model, marker_index),
@@ -82,19 +100,24 @@ def compile_model(model: Model) -> System:
         position_freedom=position_freedom,
         velocity_freedom=velocity_freedom,
         adjacency=_adjacency(model, body_index, len(bodies)),
+        aliases=tuple(model.aliases.items()),
+        contacts=_contact_pairs(model, marker_index),
     )
     # Velocity and acceleration motions start from the joint coordinate in the input configuration.
     drivers = _driver_functions(system, constraints)
     all_rows = dataclasses.replace(system.all_rows, driver=drivers)
     system = dataclasses.replace(system, all_rows=all_rows, active=np.arange(len(all_rows)), rows=all_rows)
-    return settle_redundancy(system, system.q0, stacklevel=3)
+    system = settle_redundancy(system, system.q0, stacklevel=3)
+    return dataclasses.replace(system, scene=scene_json(model, system))
 
 
 def _assembly_freedoms(bodies: list[RigidBody]) -> tuple[np.ndarray, np.ndarray]:
     """Inverse weights per velocity-space coordinate: 0 exact, 1 given, large when unspecified."""
     position, velocity = [], []
     for body in bodies:
-        position += [_freedom(body, c, "position") for c in ("x", "y", "z")] + [_freedom(body, "orientation", "orientation")] * 3
+        position += [_freedom(body, c, "position") for c in ("x", "y", "z")] + [
+            _freedom(body, "orientation", "orientation")
+        ] * 3
         velocity += [_freedom(body, c, "velocity") for c in ("vx", "vy", "vz")] + [
             _freedom(body, "angular_velocity", "angular_velocity")
         ] * 3
@@ -118,7 +141,13 @@ def _constraint_rows(constraints: list, marker_index: dict[int, int]) -> Constra
             driver = row.kind.endswith("_driver")
             i_axis.append(AXIS_INDEX["x"] if row.kind == "rotation_driver" else row.i_axis)
             j_axis.append(AXIS_INDEX["z"] if driver else row.j_axis)
-            parameter.append(constraint.distance if isinstance(constraint, Distance) else 0.0)
+            parameter.append(
+                constraint.distance
+                if isinstance(constraint, Distance)
+                else constraint.pitch
+                if isinstance(constraint, Screw)
+                else 0.0
+            )
             element.append(c_index)
             label.append(row.label)
     return ConstraintRows(
@@ -183,32 +212,83 @@ def _force_groups(model: Model, marker_index: dict[int, int]) -> dict:
     torsion = members(TorsionSpring)
     bushings = members(Bushing)
     loads = members((PointForce, PointTorque))
+    state_dependent = members(StateDependentLoad)
     return {
         "spring_dampers": SpringDampers(
-            element(springs), ids(springs, "i_marker"), ids(springs, "j_marker"), values(springs, "stiffness"),
-            values(springs, "damping"), values(springs, "free_length"), values(springs, "preload"),
+            element(springs),
+            ids(springs, "i_marker"),
+            ids(springs, "j_marker"),
+            values(springs, "stiffness"),
+            values(springs, "damping"),
+            values(springs, "free_length"),
+            values(springs, "preload"),
             tuple(f.actuator for _, f in springs),
         ),
         "torsion_springs": TorsionSprings(
-            element(torsion), ids(torsion, "i_marker"), ids(torsion, "j_marker"), values(torsion, "stiffness"),
-            values(torsion, "damping"), values(torsion, "free_angle"), values(torsion, "preload"),
+            element(torsion),
+            ids(torsion, "i_marker"),
+            ids(torsion, "j_marker"),
+            values(torsion, "stiffness"),
+            values(torsion, "damping"),
+            values(torsion, "free_angle"),
+            values(torsion, "preload"),
         ),
         "bushings": Bushings(
-            element(bushings), ids(bushings, "i_marker"), ids(bushings, "j_marker"),
-            *(values(bushings, a, (3,)) for a in (
-                "stiffness", "damping", "rotational_stiffness", "rotational_damping", "preload_force", "preload_torque"
-            )),
+            element(bushings),
+            ids(bushings, "i_marker"),
+            ids(bushings, "j_marker"),
+            *(
+                values(bushings, a, (3,))
+                for a in (
+                    "stiffness",
+                    "damping",
+                    "rotational_stiffness",
+                    "rotational_damping",
+                    "preload_force",
+                    "preload_torque",
+                )
+            ),
         ),
         "applied_loads": AppliedLoads(
-            element(loads), ids(loads, "i_marker"), tuple(f.law for _, f in loads),
-            tuple(f.frame == "marker" for _, f in loads), tuple(isinstance(f, PointTorque) for _, f in loads),
+            element(loads),
+            ids(loads, "i_marker"),
+            tuple(f.law for _, f in loads),
+            tuple(f.frame == "marker" for _, f in loads),
+            tuple(isinstance(f, PointTorque) for _, f in loads),
+        ),
+        "state_dependent_loads": StateDependentLoads(
+            element(state_dependent),
+            tuple(f.law.bind([marker_index[id(m)] for m in f.law.markers]) for _, f in state_dependent),
         ),
     }
 
 
+def _contact_pairs(model: Model, marker_index: dict[int, int]) -> ContactPairs:
+    """One gap row per contact pair: ``in_plane`` along z_J or ``distance`` less the radii."""
+    contacts = list(model.contacts.values())
+    count = len(contacts)
+    rows = ConstraintRows(
+        kind=np.array([CONSTRAINT_KINDS.index(c.gap_kind) for c in contacts], dtype=np.int64),
+        i_marker=np.array([marker_index[id(c.i_marker)] for c in contacts], dtype=np.int64),
+        j_marker=np.array([marker_index[id(c.j_marker)] for c in contacts], dtype=np.int64),
+        i_axis=np.full(count, -1, dtype=np.int64),
+        j_axis=np.full(count, AXIS_INDEX["z"], dtype=np.int64),
+        parameter=np.array([c.gap_offset for c in contacts], dtype=float),
+        element=np.arange(count, dtype=np.int64),
+        label=("normal gap",) * count,
+        driver=(None,) * count,
+    )
+    return ContactPairs(
+        names=tuple(c.name for c in contacts),
+        rows=rows,
+        restitution=np.array([c.restitution for c in contacts], dtype=float),
+        rest_velocity=np.array([c.rest_velocity for c in contacts], dtype=float),
+    )
+
+
 def _adjacency(model: Model, body_index: dict[int, int], n_bodies: int) -> tuple[tuple[int, ...], ...]:
     neighbours = [{b} for b in range(n_bodies)]
-    for element in [*model.constraints(), *model.forces.values()]:
+    for element in [*model.constraints(), *model.forces.values(), *model.contacts.values()]:
         bodies = {body_index[id(m.body)] for m in element.attached_markers()} - {-1}
         for b in bodies:
             neighbours[b] |= bodies

@@ -35,7 +35,11 @@ class IntegratedAcceleration(TimeFunction):
 
     def _value(self, t: np.ndarray) -> np.ndarray:
         def at(time: float) -> float:
-            return self.initial + self.initial_rate * time + _integral(lambda s: (time - s) * self.acceleration.value(s), time)
+            return (
+                self.initial
+                + self.initial_rate * time
+                + _integral(lambda s: (time - s) * self.acceleration.value(s), time)
+            )
 
         return np.vectorize(at)(t)
 

@@ -14,13 +14,23 @@ import numpy as np
 from numpy.typing import NDArray
 
 from multibody.model.forces.applied import LoadLaw
+from multibody.model.forces.expression import BoundLaw
 from multibody.model.functions import TimeFunction
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
 GROUND = -1
 
-CONSTRAINT_KINDS = ("coincident", "perpendicular", "in_plane", "distance", "rotation_driver", "translation_driver")
+CONSTRAINT_KINDS = (
+    "coincident",
+    "perpendicular",
+    "in_plane",
+    "distance",
+    "rotation_driver",
+    "translation_driver",
+    "constant_velocity",
+    "screw",
+)
 
 
 @dataclass(frozen=True)
@@ -46,8 +56,14 @@ class ConstraintRows:
     def subset(self, rows: IntArray) -> ConstraintRows:
         """The rows ``rows`` (indices), same order."""
         return ConstraintRows(
-            self.kind[rows], self.i_marker[rows], self.j_marker[rows], self.i_axis[rows], self.j_axis[rows],
-            self.parameter[rows], self.element[rows], tuple(self.label[r] for r in rows),
+            self.kind[rows],
+            self.i_marker[rows],
+            self.j_marker[rows],
+            self.i_axis[rows],
+            self.j_axis[rows],
+            self.parameter[rows],
+            self.element[rows],
+            tuple(self.label[r] for r in rows),
             tuple(self.driver[r] for r in rows),
         )
 
@@ -103,6 +119,31 @@ class AppliedLoads:
     law: tuple[LoadLaw, ...]
     in_marker_axes: tuple[bool, ...]
     is_torque: tuple[bool, ...]
+
+
+@dataclass(frozen=True)
+class ContactPairs:
+    """Contact pairs (see ``multibody.model.contact``): one gap row per pair, whose residual is the
+    normal gap [m] and whose velocity-space Jacobian row gives the gap rate ``dg/dt = G_c v``."""
+
+    names: tuple[str, ...]
+    rows: ConstraintRows
+    """one row per pair, ``rows.element`` indexes ``names``"""
+    restitution: FloatArray
+    """(nc,) Newton's coefficient of restitution"""
+    rest_velocity: FloatArray
+    """(nc,) impact speed [m/s] below which the pair settles into sustained contact"""
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+@dataclass(frozen=True)
+class StateDependentLoads:
+    """Loads whose laws read marker states (``StateDependentLoad``), bound to marker indices."""
+
+    element: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    law: tuple[BoundLaw, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -169,6 +210,13 @@ class System:
     """(6 nb,) the same for velocities"""
     adjacency: tuple[tuple[int, ...], ...] = field(repr=False)
     """per body, the bodies coupled to it by a constraint or force element (itself included)"""
+    state_dependent_loads: StateDependentLoads = field(default_factory=StateDependentLoads)
+    aliases: tuple[tuple[str, str], ...] = ()
+    """other names of elements, (alias, element name) pairs (``Model.aliases``)"""
+    contacts: ContactPairs | None = field(default=None, repr=False)
+    """contact pairs, None when the model has none"""
+    scene: str = field(default="", repr=False)
+    """display description as JSON text (``multibody.system.scene``), empty when not compiled from a Model"""
 
     @property
     def n_bodies(self) -> int:

@@ -68,7 +68,9 @@ class _AppliedLoad(ForceElement):
         try:
             constant = np.asarray(items, dtype=float)
         except (TypeError, ValueError):
-            raise ModelError(f"{self.describe()}: components must be numbers or time functions, got {value!r}") from None
+            raise ModelError(
+                f"{self.describe()}: components must be numbers or time functions, got {value!r}"
+            ) from None
         if not np.all(np.isfinite(constant)):
             raise ModelError(f"{self.describe()}: components must be finite, got {value!r}")
         return lambda t, state: constant

@@ -33,7 +33,9 @@ class ConstraintRow:
 
 def coincident() -> tuple[ConstraintRow, ...]:
     """I origin on J origin: three rows, world components."""
-    return tuple(ConstraintRow("coincident", j_axis=k, label=f"translation along world {c}") for c, k in AXIS_INDEX.items())
+    return tuple(
+        ConstraintRow("coincident", j_axis=k, label=f"translation along world {c}") for c, k in AXIS_INDEX.items()
+    )
 
 
 def perpendicular(i_axis: str, j_axis: str, label: str) -> ConstraintRow:
@@ -65,9 +67,7 @@ class Joint(Element):
         super().__init__(name)
         for role, marker in (("i_marker", i_marker), ("j_marker", j_marker)):
             if not isinstance(marker, Marker):
-                raise ModelError(
-                    f"{self.describe()}: {role} must be a Marker (from body.add_marker), got {marker!r}"
-                )
+                raise ModelError(f"{self.describe()}: {role} must be a Marker (from body.add_marker), got {marker!r}")
         if i_marker.body is j_marker.body:
             raise ModelError(
                 f"{self.describe()}: markers '{i_marker.name}' and '{j_marker.name}' are both on "

@@ -69,7 +69,6 @@ class Distance(Joint):
         super().__init__(name, i_marker, j_marker)
         if not np.isfinite(distance) or distance <= 0.0:
             raise ModelError(
-                f"{self.describe()}: distance must be positive, got {distance!r} m "
-                "(use AtPoint for coincident origins)"
+                f"{self.describe()}: distance must be positive, got {distance!r} m (use AtPoint for coincident origins)"
             )
         self.distance = float(distance)

@@ -44,8 +44,15 @@ class ImplicitProblem(Protocol):
     """What an implicit integrator needs from the equations it integrates."""
 
     def correct(
-        self, t: float, predicted: FloatArray, base: FloatArray, c: float, z_guess: FloatArray,
-        weights: FloatArray, tolerance: float, refresh_jacobian: bool,
+        self,
+        t: float,
+        predicted: FloatArray,
+        base: FloatArray,
+        c: float,
+        z_guess: FloatArray,
+        weights: FloatArray,
+        tolerance: float,
+        refresh_jacobian: bool,
     ) -> Correction:
         """Solve ``y = base + c * dy/dt(t, y, z)`` by Newton from ``predicted``."""
         ...

@@ -101,7 +101,7 @@ class BDF:
                 )
             if t + self.h > self.t_bound:
                 self._rescale((self.t_bound - t) / self.h)
-            t_new = self.t_bound if t + self.h >= self.t_bound else t + self.h
+            t_new = min(self.t_bound, t + self.h)
             h = self.h
             D = self.D
             predicted = np.sum(D[: order + 1], axis=0)
@@ -126,7 +126,8 @@ class BDF:
                         raise IntegrationError(
                             f"Newton iteration did not converge at t = {t_new:.6g} s with step size {h:.3g} s "
                             f"(increment norm {correction.residual:.3g}); {correction.diagnosis}",
-                            t_new, h,
+                            t_new,
+                            h,
                         )
                 continue
             y_new = self.problem.finalize(correction.y)
@@ -134,7 +135,11 @@ class BDF:
             error_norm = rms(self.error_constant[order] * d * weights)
             if error_norm > 1.0:
                 self.stats.rejected_steps += 1
-                safety = 0.9 * (2 * self.newton_max_iterations + 1) / (2 * self.newton_max_iterations + correction.iterations)
+                safety = (
+                    0.9
+                    * (2 * self.newton_max_iterations + 1)
+                    / (2 * self.newton_max_iterations + correction.iterations)
+                )
                 self._rescale(max(self.min_factor, safety * error_norm ** (-1.0 / (order + 1))))
                 continue
             break
@@ -152,7 +157,9 @@ class BDF:
         if self.n_equal_steps < order + 1:
             return
         error_lower = rms(self.error_constant[order - 1] * D[order] * weights) if order > 1 else np.inf
-        error_higher = rms(self.error_constant[order + 1] * D[order + 2] * weights) if order < self.max_order else np.inf
+        error_higher = (
+            rms(self.error_constant[order + 1] * D[order + 2] * weights) if order < self.max_order else np.inf
+        )
         with np.errstate(divide="ignore"):
             factors = np.array([error_lower, error_norm, error_higher]) ** (-1.0 / np.arange(order, order + 3))
         self.order = order + int(np.argmax(factors)) - 1
