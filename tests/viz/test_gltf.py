@@ -11,7 +11,7 @@ import pytest
 import trimesh
 
 from multibody.viz.gltf import export_gltf
-from tests.viz.conftest import example_run
+from .conftest import example_run
 
 COMPONENT_DTYPES = {5126: np.float32, 5125: np.uint32}
 WIDTHS = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}
