@@ -19,6 +19,7 @@ from matplotlib import image
 import multibody as mb
 from multibody.results import Results, ResultsLayout
 from multibody.viz.animation import BYTES_PER_BODY_FRAME, animate
+
 from .conftest import ARTIFACTS, EXAMPLES, example_run
 
 BACKGROUND = np.array([0xEE, 0xF1, 0xF5]) / 255.0

@@ -6,6 +6,7 @@ import pytest
 
 from multibody.cli import EXIT_USAGE, build_model, load_model_file, main
 from multibody.viz.animation import animation_html
+
 from .conftest import ROOT, example_run
 
 

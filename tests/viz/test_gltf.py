@@ -11,6 +11,7 @@ import pytest
 import trimesh
 
 from multibody.viz.gltf import export_gltf
+
 from .conftest import example_run
 
 COMPONENT_DTYPES = {5126: np.float32, 5125: np.uint32}

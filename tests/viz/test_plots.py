@@ -14,6 +14,7 @@ import multibody as mb
 from multibody.viz.channels import STANDARD_SETS, channel_unit
 from multibody.viz.plots import plot
 from multibody.viz.report import report
+
 from .conftest import EXAMPLES, example_run
 
 # The unit every quantity must carry: SI, written out independently of multibody.viz.channels.
