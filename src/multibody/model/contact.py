@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from multibody.model.element import Element, ModelError
-from multibody.model.marker import Marker
+from multibody.model.marker import Marker, check_marker_pair
 
 DEFAULT_REST_VELOCITY = 1e-3
 """Normal impact speed [m/s] below which a contact settles into sustained contact."""
@@ -40,14 +40,9 @@ class Contact(Element):
 
     def __init__(self, name: str, i_marker: Marker, j_marker: Marker, restitution: float, rest_velocity: float) -> None:
         super().__init__(name)
-        for role, marker in (("i_marker", i_marker), ("j_marker", j_marker)):
-            if not isinstance(marker, Marker):
-                raise ModelError(f"{self.describe()}: {role} must be a Marker (from body.add_marker), got {marker!r}")
-        if i_marker.body is j_marker.body:
-            raise ModelError(
-                f"{self.describe()}: markers '{i_marker.name}' and '{j_marker.name}' are both on "
-                f"{i_marker.body.describe()}; a contact pair is between two different bodies"
-            )
+        check_marker_pair(
+            self, {"i_marker": i_marker, "j_marker": j_marker}, "a contact pair is between two different bodies"
+        )
         if not (np.isfinite(restitution) and 0.0 <= restitution <= 1.0):
             raise ModelError(
                 f"{self.describe()}: coefficient of restitution must be in [0, 1] (0 plastic, 1 elastic), got {restitution!r}"

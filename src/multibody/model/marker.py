@@ -104,3 +104,20 @@ def finite_vector(owner: str, what: str, value: ArrayLike, size: int = 3) -> NDA
     if vector.shape != (size,) or not np.all(np.isfinite(vector)):
         raise ModelError(f"{owner}: {what} must be {size} finite numbers, got {value!r}")
     return vector
+
+
+def check_marker_pair(element: Element, markers: dict[str, object], between: str | None) -> None:
+    """Raise ``ModelError`` naming ``element`` unless every value of ``markers`` (role -> marker,
+    e.g. ``{"i_marker": ..., "j_marker": ...}``) is a Marker, and, when ``between`` says what the
+    element does (e.g. "a joint connects two different bodies"), the two markers are on
+    different bodies."""
+    for role, marker in markers.items():
+        if not isinstance(marker, Marker):
+            raise ModelError(f"{element.describe()}: {role} must be a Marker (from body.add_marker), got {marker!r}")
+    if between is not None:
+        i_marker, j_marker = markers.values()
+        if i_marker.body is j_marker.body:
+            raise ModelError(
+                f"{element.describe()}: markers '{i_marker.name}' and '{j_marker.name}' are both on "
+                f"{i_marker.body.describe()}; {between}"
+            )

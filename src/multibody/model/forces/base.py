@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from multibody.model.element import Element, ModelError
-from multibody.model.marker import Marker
+from multibody.model.element import Element
+from multibody.model.marker import Marker, check_marker_pair
 
 
 class ForceElement(Element):
@@ -15,13 +15,8 @@ class ForceElement(Element):
 
     def __init__(self, name: str, i_marker: Marker, j_marker: Marker | None = None) -> None:
         super().__init__(name)
-        for role, marker in zip(self.marker_roles, (i_marker, j_marker)):
-            if not isinstance(marker, Marker):
-                raise ModelError(f"{self.describe()}: {role} must be a Marker (from body.add_marker), got {marker!r}")
-        if len(self.marker_roles) == 2 and i_marker.body is j_marker.body:
-            raise ModelError(
-                f"{self.describe()}: both markers are on {i_marker.body.describe()}; connect two different bodies"
-            )
+        markers = dict(zip(self.marker_roles, (i_marker, j_marker)))
+        check_marker_pair(self, markers, "connect two different bodies" if len(markers) == 2 else None)
         self.i_marker = i_marker
         self.j_marker = j_marker
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from multibody.model.element import Element, ModelError
-from multibody.model.marker import Marker
+from multibody.model.element import Element
+from multibody.model.marker import Marker, check_marker_pair
 
 AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
 
@@ -65,14 +65,7 @@ class Joint(Element):
 
     def __init__(self, name: str, i_marker: Marker, j_marker: Marker) -> None:
         super().__init__(name)
-        for role, marker in (("i_marker", i_marker), ("j_marker", j_marker)):
-            if not isinstance(marker, Marker):
-                raise ModelError(f"{self.describe()}: {role} must be a Marker (from body.add_marker), got {marker!r}")
-        if i_marker.body is j_marker.body:
-            raise ModelError(
-                f"{self.describe()}: markers '{i_marker.name}' and '{j_marker.name}' are both on "
-                f"{i_marker.body.describe()}; a joint connects two different bodies"
-            )
+        check_marker_pair(self, {"i_marker": i_marker, "j_marker": j_marker}, "a joint connects two different bodies")
         self.i_marker = i_marker
         self.j_marker = j_marker
 
