@@ -35,7 +35,7 @@ from multibody.solve.integrators.base import Correction, rms
 from multibody.solve.integrators.bdf import BDF
 from multibody.solve.integrators.explicit import SOLVERS, ExplicitIntegrator
 from multibody.solve.linear import Factorization, SingularMatrixError, to_dense
-from multibody.solve.newton import ConvergenceMonitor, Verdict
+from multibody.solve.newton import ConvergenceMonitor, Verdict, roundoff_norm
 from multibody.system.system import System
 
 KANE_METHODS = ("BDF", *SOLVERS)
@@ -103,7 +103,7 @@ class KaneODE:
             iteration = Factorization(np.eye(y.size) - c * self._iteration_jacobian)
         except (SingularMatrixError, KaneError) as error:
             return Correction(predicted, z_guess, False, 0, np.inf, str(error))
-        monitor = ConvergenceMonitor(tolerance, self.max_iterations)
+        monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=roundoff_norm(y, weights))
         verdict = Verdict.CONTINUE
         while verdict is Verdict.CONTINUE:
             try:

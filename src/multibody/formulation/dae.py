@@ -23,7 +23,7 @@ from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.solve.integrators.base import Correction, FloatArray, rms
 from multibody.solve.linear import Factorization, SingularMatrixError, dependent_rows, saddle_point_matrix
-from multibody.solve.newton import ConvergenceMonitor, Verdict
+from multibody.solve.newton import ConvergenceMonitor, Verdict, roundoff_norm
 
 FORMS = ("I3", "SI2")
 
@@ -93,7 +93,9 @@ class MechanicalDAE:
                 predicted, z_guess, False, 0, np.inf, f"singular iteration matrix ({error}): {self._diagnose(q, v, t)}"
             )
         increment_weights = weights[: self.nq + self.nv]
-        monitor = ConvergenceMonitor(tolerance, self.max_iterations)
+        monitor = ConvergenceMonitor(
+            tolerance, self.max_iterations, roundoff=roundoff_norm(predicted[: self.nq + self.nv], increment_weights)
+        )
         verdict = Verdict.CONTINUE
         while verdict is Verdict.CONTINUE:
             if monitor.iterations > 0:

@@ -4,6 +4,20 @@ from __future__ import annotations
 
 from enum import Enum
 
+import numpy as np
+import numpy.typing as npt
+
+ROUNDOFF_ULPS = 10.0
+"""Increments within this many units in the last place of the iterate are round-off."""
+
+
+def roundoff_norm(y: npt.NDArray[np.float64], weights: npt.NDArray[np.float64]) -> float:
+    """Weighted RMS size of increments that round-off alone produces at the iterate ``y`` (n,)
+    with error weights ``weights`` (n,): ``rms(ROUNDOFF_ULPS * eps * |y| * weights)``. At tight
+    tolerances (rtol near 1e-10) this exceeds a fraction of the Newton tolerance, and such
+    increments say nothing about convergence."""
+    return float(np.sqrt(np.mean((ROUNDOFF_ULPS * np.finfo(float).eps * np.abs(y) * weights) ** 2)))
+
 
 class Verdict(Enum):
     """What one more Newton increment says about the iteration."""
@@ -19,14 +33,18 @@ class ConvergenceMonitor:
     With the contraction rate ``rate = |dy_k| / |dy_(k-1)|`` the remaining error is about
     ``rate / (1 - rate) |dy_k|``: converged when that is below ``tolerance``; given up when
     ``rate >= 1`` or when even ``max_iterations`` would not get there. Increments below
-    ``roundoff_fraction * tolerance`` count as converged whatever their rate, since at that
+    ``roundoff_fraction * tolerance``, or below ``roundoff`` (the weighted size of round-off at
+    the iterate, see ``roundoff_norm``), count as converged whatever their rate, since at that
     size the rate only measures round-off.
     """
 
-    def __init__(self, tolerance: float, max_iterations: int, roundoff_fraction: float = 1e-3) -> None:
+    def __init__(
+        self, tolerance: float, max_iterations: int, roundoff_fraction: float = 1e-3, roundoff: float = 0.0
+    ) -> None:
         self.tolerance = tolerance
         self.max_iterations = max_iterations
         self.roundoff_fraction = roundoff_fraction
+        self.roundoff = roundoff
         self.iterations = 0
         self.norm = float("inf")
         self._previous: float | None = None
@@ -39,7 +57,7 @@ class ConvergenceMonitor:
             return Verdict.DIVERGING
         rate = None if not self._previous else norm / self._previous
         self._previous = norm
-        if norm < self.roundoff_fraction * self.tolerance:
+        if norm < max(self.roundoff_fraction * self.tolerance, self.roundoff):
             return Verdict.CONVERGED
         if rate is not None and rate < 1.0 and rate / (1.0 - rate) * norm < self.tolerance:
             return Verdict.CONVERGED
