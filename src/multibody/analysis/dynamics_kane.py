@@ -177,15 +177,26 @@ def kane_dynamics(
         )
         stats = integrator.stats_dict
 
+    # Euler parameters come back from rotation matrices with either sign; keep each body's on the
+    # side of its previous output frame (and of the initial state), so the history is continuous
+    # like the Cartesian formulation's.
+    previous_e = state.q.reshape(-1, 7)[:, 3:].copy()
+
+    def continuous(frame: Frame) -> Frame:
+        e = frame["body/euler_parameters"]
+        e[np.einsum("bi,bi->b", e, previous_e) < 0.0] *= -1.0
+        previous_e[:] = e
+        return frame
+
     def frame_at(t: float) -> Frame:
         q, u, dissipated = problem.split(integrator.dense_output(t))
         q, u = form.project(q, u, t)
-        return _output_frame(form, cartesian, q, u, t, dissipated)
+        return continuous(_output_frame(form, cartesian, q, u, t, dissipated))
 
     return integrate_to_output(
         integrator,
         results_layout(system, "dynamics"),
-        _output_frame(form, cartesian, *problem.split(y0)[:2], state.t, 0.0),
+        continuous(_output_frame(form, cartesian, *problem.split(y0)[:2], state.t, 0.0)),
         frame_at,
         stats,
         t_end,
