@@ -149,10 +149,6 @@ class TreeJoint:
         return self.n_translations + ROTATION_SPEEDS[self.rotation]
 
     @property
-    def q_slice(self) -> slice:
-        return slice(self.q_start, self.q_start + self.n_q)
-
-    @property
     def u_slice(self) -> slice:
         return slice(self.u_start, self.u_start + self.n_u)
 
