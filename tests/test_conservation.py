@@ -27,7 +27,7 @@ import pytest
 
 import multibody as mb
 from multibody.cli import load_model_file
-from multibody.formulation.rotations import rotation_from_axes
+from multibody.spatial.rotations import rotation_from_axes
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 NO_GRAVITY = (0.0, 0.0, 0.0)

@@ -27,7 +27,7 @@ from multibody import (
     dynamics,
     kinematics,
 )
-from multibody.formulation.rotations import rotation_from_axes
+from multibody.spatial.rotations import rotation_from_axes
 from multibody.model.element import ModelError
 from multibody.model.joints import ConstantVelocity, Screw
 

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from multibody.formulation import rotations
+from multibody.spatial import rotations
 
 unit_quaternions = (
     st.lists(st.floats(-1, 1), min_size=4, max_size=4)

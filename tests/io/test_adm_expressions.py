@@ -16,8 +16,8 @@ import re
 import numpy as np
 import pytest
 
-from multibody.formulation.measurements import Measurements
-from multibody.formulation.rotations import rotation_about_z, rotation_from_313_angles
+from multibody.spatial.measurements import Measurements
+from multibody.spatial.rotations import rotation_about_z, rotation_from_313_angles
 from multibody.io.adm import AdmError, AdmSyntaxError
 from multibody.io.adm.expressions import UnsupportedFunction, compile_expression
 from multibody.io.adm.functions import Curve
@@ -229,7 +229,7 @@ def test_angles_recover_the_relative_rotation() -> None:
 
 def test_single_axis_rotations_read_by_ax_ay_az() -> None:
     """A rotation by 0.3 rad about one of J's axes is read back by AX, AY or AZ, the others zero."""
-    from multibody.formulation.rotations import rotation_about_x
+    from multibody.spatial.rotations import rotation_about_x
 
     for axis, rotation in (("AX", rotation_about_x(0.3)), ("AZ", rotation_about_z(0.3))):
         m = Measurements(0.0, np.zeros((2, 3)), np.stack([rotation, np.eye(3)]), np.zeros((2, 3)), np.zeros((2, 3)))

@@ -27,7 +27,7 @@ from multibody import (
     dynamics,
     kinematics,
 )
-from multibody.formulation.rotations import rotation_from_313_angles
+from multibody.spatial.rotations import rotation_from_313_angles
 from multibody.io.adm import AdmError, AdmReferenceError, AdmSyntaxError, parse_adm
 from multibody.io.adm.acf import parse_acf
 from multibody.model.element import ModelError

@@ -37,7 +37,7 @@ from multibody import (
     Spherical,
     Translational,
 )
-from multibody.formulation.rotations import rotation_from_313_angles
+from multibody.spatial.rotations import rotation_from_313_angles
 
 REFERENCE_DIR = Path(__file__).resolve().parents[3] / "shared" / "refdata" / "adams_joint_cases"
 """``../shared/refdata/adams_joint_cases`` next to the repository."""

@@ -45,7 +45,7 @@ from numpy.typing import NDArray
 from scipy.integrate import solve_ivp
 
 from multibody import Results, dynamics
-from multibody.formulation.rotations import euler_parameters_from_rotation, rotation_about_x, skew
+from multibody.spatial.rotations import euler_parameters_from_rotation, rotation_about_x, skew
 
 from .adams_cases import BODY, BUILDERS, CONSTRAINT, GRAVITY, QUANTITIES, REFERENCE_DIR, read_table
 

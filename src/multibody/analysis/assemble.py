@@ -16,9 +16,9 @@ from multibody.analysis.errors import AssemblyError
 from multibody.analysis.model_input import as_system
 from multibody.analysis.output import output_frame, results_layout
 from multibody.formulation import frames as kinematics
-from multibody.formulation import rotations
+from multibody.spatial import rotations
 from multibody.formulation.cartesian import CartesianFormulation
-from multibody.formulation.rotations import FloatArray
+from multibody.spatial.rotations import FloatArray
 from multibody.formulation.state import State
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter

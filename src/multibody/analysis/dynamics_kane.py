@@ -28,7 +28,7 @@ from multibody.analysis.output import output_frame, results_layout
 from multibody.analysis.time_loop import Frame, integrate_to_output
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.kane import KaneError, KaneFormulation
-from multibody.formulation.rotations import FloatArray
+from multibody.spatial.rotations import FloatArray
 from multibody.formulation.state import State
 from multibody.results import Results
 from multibody.solve.integrators.base import Correction, rms

@@ -33,7 +33,7 @@ from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.frames import Pose
 from multibody.formulation.reactions import reactions
-from multibody.formulation.rotations import FloatArray, cross
+from multibody.spatial.rotations import FloatArray, cross
 from multibody.formulation.state import State
 from multibody.model.marker import Marker
 from multibody.model.model import Model

@@ -17,7 +17,7 @@ from multibody.analysis.model_input import as_system
 from multibody.analysis.output import output_frame, results_layout
 from multibody.formulation import frames as kinematics_frames
 from multibody.formulation.cartesian import CartesianFormulation
-from multibody.formulation.rotations import FloatArray
+from multibody.spatial.rotations import FloatArray
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
 from multibody.solve.linear import Factorization, SingularMatrixError

@@ -47,7 +47,7 @@ from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.formulation.constraints import KIND
 from multibody.formulation.frames import Pose
-from multibody.formulation.rotations import FloatArray, cross, skew
+from multibody.spatial.rotations import FloatArray, cross, skew
 from multibody.formulation.state import State
 from multibody.model.model import Model
 from multibody.results import Results

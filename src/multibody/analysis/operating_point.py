@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from multibody.formulation import rotations
+from multibody.spatial import rotations
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.formulation.state import State
 from multibody.results import Results

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from multibody.formulation import rotations
+from multibody.spatial import rotations
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.reactions import in_marker_axes, reactions
-from multibody.formulation.rotations import FloatArray
+from multibody.spatial.rotations import FloatArray
 from multibody.results import ResultsLayout
 from multibody.system.system import System
 

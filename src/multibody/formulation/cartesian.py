@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from multibody.formulation import constraints, forces
 from multibody.formulation import frames as kinematics
 from multibody.formulation.frames import Pose, Twist
-from multibody.formulation.rotations import FloatArray, cross
+from multibody.spatial.rotations import FloatArray, cross
 from multibody.solve.linear import Factorization, Matrix, saddle_point_matrix
 from multibody.system.system import ConstraintRows, System
 

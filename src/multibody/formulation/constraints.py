@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from multibody.formulation.frames import Pose, Twist
-from multibody.formulation.rotations import FloatArray, cross
+from multibody.spatial.rotations import FloatArray, cross
 from multibody.system.system import CONSTRAINT_KINDS, ConstraintRows, System
 
 KIND = {name: code for code, name in enumerate(CONSTRAINT_KINDS)}

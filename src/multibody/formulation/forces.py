@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from multibody.formulation import rotations
+from multibody.spatial import rotations
 from multibody.formulation.frames import Pose, Twist
-from multibody.formulation.measurements import Measurements
-from multibody.formulation.rotations import FloatArray, cross
+from multibody.spatial.measurements import Measurements
+from multibody.spatial.rotations import FloatArray, cross
 from multibody.model.forces.applied import MarkerState
 from multibody.system.system import System
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from multibody.formulation import rotations
-from multibody.formulation.rotations import FloatArray, cross
+from multibody.spatial import rotations
+from multibody.spatial.rotations import FloatArray, cross
 from multibody.system.system import System
 
 

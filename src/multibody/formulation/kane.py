@@ -47,10 +47,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as la
 
-from multibody.formulation import constraints, forces, rotations
+from multibody.formulation import constraints, forces
+from multibody.spatial import rotations
 from multibody.formulation import frames as kinematics
 from multibody.formulation.frames import Pose, Twist
-from multibody.formulation.rotations import FloatArray, cross, skew
+from multibody.spatial.rotations import FloatArray, cross, skew
 from multibody.formulation.tree import GROUND, SpanningTree, spanning_tree
 from multibody.system.system import System
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from multibody.formulation.constraints import position_level
 from multibody.formulation.frames import Pose
-from multibody.formulation.rotations import FloatArray, cross
+from multibody.spatial.rotations import FloatArray, cross
 from multibody.system.system import System
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from multibody.formulation.rotations import FloatArray
+from multibody.spatial.rotations import FloatArray
 from multibody.model.joints import (
     AtPoint,
     Cylindrical,

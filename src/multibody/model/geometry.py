@@ -377,7 +377,7 @@ def place_shape(body: Body, shape: Shape | Link, marker: Marker | None) -> Place
 
     A ``Link`` becomes a capsule spanning its two markers.
     """
-    from multibody.formulation.rotations import rotation_from_axes
+    from multibody.spatial.rotations import rotation_from_axes
 
     owner = f"shape on {body.describe()}"
     if isinstance(shape, Link):

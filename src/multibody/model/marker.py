@@ -51,7 +51,7 @@ def marker_orientation(
     matrix or 4 Euler parameters), ``euler_angles`` (ADAMS body-fixed 3-1-3 psi, theta, phi
     [rad]); none of them gives the body's own axes.
     """
-    from multibody.formulation import rotations
+    from multibody.spatial import rotations
 
     given = [g is not None for g in (z_axis, orientation, euler_angles)]
     if sum(given) > 1:
@@ -81,7 +81,7 @@ def marker_orientation(
 
 def rotation_matrix(owner: str, orientation: ArrayLike) -> NDArray[np.float64]:
     """A 3x3 rotation matrix from a rotation matrix or 4 Euler parameters, checked for orthonormality."""
-    from multibody.formulation import rotations
+    from multibody.spatial import rotations
 
     value = np.asarray(orientation, dtype=float)
     if value.shape == (4,):

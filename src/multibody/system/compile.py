@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from multibody.formulation import frames as kinematics
-from multibody.formulation import rotations
+from multibody.spatial import rotations
 from multibody.formulation.constraints import JacobianAssembler, position_level
 from multibody.model.body import RigidBody
 from multibody.model.forces import Bushing, PointForce, PointTorque, SpringDamper, TorsionSpring

@@ -116,7 +116,7 @@ def automatic_shapes(scene: dict[str, Any], body_index: int, color: str) -> list
 
 
 def _link(p_start: np.ndarray, p_end: np.ndarray, radius: float, color: str) -> dict[str, Any]:
-    from multibody.formulation.rotations import rotation_from_axes
+    from multibody.spatial.rotations import rotation_from_axes
 
     axis = p_end - p_start
     capsule = Capsule(radius, float(np.linalg.norm(axis)), color=color)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from multibody.formulation.rotations import rotation_from_313_angles, rotation_from_axes
+from multibody.spatial.rotations import rotation_from_313_angles, rotation_from_axes
 from multibody.io.adm import keywords
 from multibody.io.adm.errors import AdmError, AdmReferenceError
 from multibody.io.adm.expressions import (

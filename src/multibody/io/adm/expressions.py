@@ -21,7 +21,7 @@ from typing import Protocol
 
 import numpy as np
 
-from multibody.formulation.measurements import Measurements
+from multibody.spatial.measurements import Measurements
 from multibody.io.adm import functions
 from multibody.io.adm.errors import AdmError, AdmSyntaxError
 from multibody.io.adm.units import Units

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from multibody.formulation.measurements import Measurements
+from multibody.spatial.measurements import Measurements
 from multibody.io.adm.expressions import Expression
 from multibody.model.forces.expression import BoundLaw
 from multibody.model.marker import Marker

@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from multibody.formulation.measurements import Measurements
+from multibody.spatial.measurements import Measurements
 from multibody.model.element import ModelError
 from multibody.model.forces.base import ForceElement
 from multibody.model.marker import Marker

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from multibody.formulation import rotations
-from multibody.formulation.rotations import FloatArray
+from multibody.spatial import rotations
+from multibody.spatial.rotations import FloatArray
 
 Marker = int | None
 
