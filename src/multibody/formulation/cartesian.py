@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from multibody.formulation import constraints, forces
+from multibody.formulation.bodies import rigid
 from multibody.formulation import frames as kinematics
 from multibody.formulation.frames import Pose, Twist
 from multibody.spatial.rotations import FloatArray, cross
@@ -78,9 +79,7 @@ class CartesianFormulation:
         """``Q`` (6 nb,): gravity, gyroscopic moments and force elements."""
         s = self.system
         wrench = forces.generalized_element_forces(s, frames, loads)[:-1]
-        wrench[:, :3] += s.mass[:, None] * s.gravity
-        w_B = motion.w_WB_B
-        wrench[:, 3:] -= cross(w_B, np.einsum("bij,bj->bi", s.inertia, w_B))
+        rigid.inertial_forces(s.mass, s.inertia, s.gravity, motion.w_WB_B, wrench)
         return wrench.reshape(-1)
 
     def constraint_residual(self, q: FloatArray, t: float) -> tuple[FloatArray, Matrix, FloatArray]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from multibody.formulation.bodies import rigid
 from multibody.spatial import rotations
 from multibody.formulation.frames import Pose, Twist
 from multibody.spatial.measurements import Measurements
@@ -161,18 +162,20 @@ def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
 
 def generalized_element_forces(system: System, frames: Pose, loads: ElementLoads) -> FloatArray:
     """Generalized forces (nb+1, 6) of the element loads: world force and body-axes moment about
-    the CM; the last row (ground) collects the reactions on ground and is discarded by callers."""
-    markers = system.force_markers
-    nb = system.n_bodies
-    wrench_W = np.zeros((nb + 1, 6))
-    p_I = frames.p_WM_W[markers[:, 0]]
-    for side, sign in ((0, 1.0), (1, -1.0)):
-        has_side = markers[:, side] >= 0
-        if not np.any(has_side):
-            continue
-        body = system.marker_body[markers[has_side, side]]
-        F = sign * loads.force_W[has_side]
-        moment = cross(p_I[has_side] - frames.p_WB_W[body], F) + sign * loads.torque_W[has_side]
-        np.add.at(wrench_W, body, np.hstack([F, moment]))
-    wrench_W[:, 3:] = np.einsum("bji,bj->bi", frames.R_WB, wrench_W[:, 3:])
-    return wrench_W
+    the CM (``J^T`` of each loaded marker's body kind). The I marker's body takes ``(F, T)`` at I's
+    origin, the J marker's body ``(-F, -T)`` at the same point; the last row (ground) collects the
+    loads on ground and is discarded by callers."""
+    element, marker, sign, application = system.force_load_points
+    if not element.size:
+        return np.zeros((system.n_bodies + 1, 6))
+    return rigid.generalized_forces(
+        loads.force_W[element],
+        loads.torque_W[element],
+        marker,
+        sign,
+        system.marker_body,
+        frames.p_BM_W,
+        frames.p_WM_W,
+        frames.R_WB,
+        application,
+    )

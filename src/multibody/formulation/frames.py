@@ -3,6 +3,8 @@
 Coordinates per body: ``q_b = (p_WBo_W (3), e_WB (4))`` and ``v_b = (v_WBo_W (3), w_WB_B (3))``:
 CM position and velocity in world, Euler parameters, angular velocity in body components.
 Per-body arrays have ``nb + 1`` rows; the last (index -1) is the ground at rest at the origin.
+The per-step work runs in the compiled kernels of the rigid body kind
+(``multibody.formulation.bodies.rigid``); this module gives them named results.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from multibody.formulation.bodies import rigid
 from multibody.spatial import rotations
-from multibody.spatial.rotations import FloatArray, cross
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 
 
@@ -47,6 +50,10 @@ class Twist:
     """(nb, 3) angular velocities in body components [rad/s]"""
     v_WM_W: FloatArray
     """(nm, 3) marker origin velocities [m/s]"""
+    w_WM_W: FloatArray
+    """(nm, 3) marker angular velocities [rad/s]"""
+    bias_WM_W: FloatArray
+    """(nm, 3) the velocity-dependent part ``J' v`` of the marker origin accelerations [m/s^2]"""
 
 
 def split_positions(system: System, q: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -62,45 +69,33 @@ def split_velocities(system: System, v: FloatArray) -> tuple[FloatArray, FloatAr
 
 
 def pose(system: System, q: FloatArray, t: float) -> Pose:
-    """Body and marker frames at positions ``q`` (7 nb,) and time ``t`` [s]."""
-    p_body, e = split_positions(system, q)
-    p_WB_W = np.vstack([p_body, np.zeros((1, 3))])
-    # Rotations from normalized parameters: the norm of e is not a degree of freedom (q' = N v
-    # keeps it only to the integrator's accuracy), so nothing may depend on it.
-    R_WB = np.concatenate([rotations.rotation_from_euler_parameters(rotations.normalize(e)), np.eye(3)[None]], axis=0)
-    body = system.marker_body
-    R_body = R_WB[body]
-    p_BM_W = np.einsum("mij,mj->mi", R_body, system.marker_position)
-    return Pose(
-        t=t,
-        p_WB_W=p_WB_W,
-        R_WB=R_WB,
-        e_WB=e,
-        p_WM_W=p_WB_W[body] + p_BM_W,
-        p_BM_W=p_BM_W,
-        R_WM=R_body @ system.marker_orientation,
+    """Body and marker frames at positions ``q`` (7 nb,) and time ``t`` [s]. Rotations come from
+    normalized parameters: the norm of e is not a degree of freedom (q' = N v keeps it only to the
+    integrator's accuracy), so nothing may depend on it."""
+    p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM = rigid.marker_frames(
+        np.ascontiguousarray(q, dtype=float), system.marker_body, system.marker_position, system.marker_orientation
     )
+    return Pose(t=t, p_WB_W=p_WB_W, R_WB=R_WB, e_WB=split_positions(system, q)[1], p_WM_W=p_WM_W, p_BM_W=p_BM_W, R_WM=R_WM)
 
 
 def twist(system: System, frames: Pose, v: FloatArray) -> Twist:
     """Body and marker velocities for velocities ``v`` (6 nb,) at ``frames``."""
-    v_body, w_B = split_velocities(system, v)
-    v_WB_W = np.vstack([v_body, np.zeros((1, 3))])
-    w_WB_W = np.vstack([np.einsum("bij,bj->bi", frames.R_WB[:-1], w_B), np.zeros((1, 3))])
-    body = system.marker_body
+    v = np.ascontiguousarray(v, dtype=float)
+    v_WB_W, w_WB_W, v_WM_W = rigid.marker_twists(v, frames.R_WB, system.marker_body, frames.p_BM_W)
+    w_WM_W = w_WB_W[system.marker_body]
     return Twist(
         v_WB_W=v_WB_W,
         w_WB_W=w_WB_W,
-        w_WB_B=w_B,
-        v_WM_W=v_WB_W[body] + cross(w_WB_W[body], frames.p_BM_W),
+        w_WB_B=split_velocities(system, v)[1],
+        v_WM_W=v_WM_W,
+        w_WM_W=w_WM_W,
+        bias_WM_W=rigid.marker_acceleration_bias(w_WB_W, system.marker_body, frames.p_BM_W),
     )
 
 
 def position_rate(system: System, q: FloatArray, v: FloatArray) -> FloatArray:
     """``dq/dt = N(q) v`` (7 nb,): CM velocity and Euler-parameter rates."""
-    _, e = split_positions(system, q)
-    v_body, w_B = split_velocities(system, v)
-    return np.hstack([v_body, rotations.euler_parameter_rate(e, w_B)]).reshape(-1)
+    return rigid.position_rate(np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float))
 
 
 def displace(system: System, q: FloatArray, dx: FloatArray) -> FloatArray:

@@ -9,6 +9,7 @@ arrays), so each kind is evaluated in one vectorized call.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -52,6 +53,11 @@ class ConstraintRows:
 
     def __len__(self) -> int:
         return len(self.kind)
+
+    @cached_property
+    def driver_rows(self) -> tuple[int, ...]:
+        """Indices of the rows with a prescribed joint coordinate."""
+        return tuple(r for r, function in enumerate(self.driver) if function is not None)
 
     def subset(self, rows: IntArray) -> ConstraintRows:
         """The rows ``rows`` (indices), same order."""
@@ -217,6 +223,18 @@ class System:
     """contact pairs, None when the model has none"""
     scene: str = field(default="", repr=False)
     """display description as JSON text (``multibody.system.scene``), empty when not compiled from a Model"""
+
+    @cached_property
+    def force_load_points(self) -> tuple[IntArray, IntArray, FloatArray, IntArray]:
+        """Per loaded side of every force element (the I side of each, then the J side of the
+        two-marker ones): the element, the marker whose body carries the load, its sign (+1 I,
+        -1 J) and the marker at whose origin it acts (always the element's I marker)."""
+        markers = self.force_markers
+        has_j = markers[:, 1] >= 0
+        element = np.concatenate([np.arange(len(markers)), np.flatnonzero(has_j)]).astype(np.int64)
+        marker = np.concatenate([markers[:, 0], markers[has_j, 1]]).astype(np.int64)
+        sign = np.concatenate([np.ones(len(markers)), -np.ones(int(has_j.sum()))])
+        return element, marker, sign, markers[element, 0].astype(np.int64)
 
     @property
     def n_bodies(self) -> int:

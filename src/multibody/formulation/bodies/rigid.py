@@ -1,0 +1,262 @@
+"""The rigid body kind: how a marker fixed on a rigid body moves, and what marker loads do to it.
+
+Coordinates of one body (a block of the coordinate layout, 7 positions and 6 velocities):
+``q_b = (p_WBo_W (3), e_WB (4))``, ``v_b = (v_WBo_W (3), w_WB_B (3))``: CM position and velocity
+in world components, Euler parameters, angular velocity in body components. Only this module
+and ``multibody.formulation.frames`` (its vectorized NumPy face) know the numbers 7 and 6.
+
+The marker contract every body kind fulfils, here vectorized over the group in compiled kernels:
+
+* pose of each marker: ``p_WM_W``, ``R_WM`` (and ``p_BM_W``, the marker from its body's CM);
+* twist of each marker: ``v_WM_W``, ``w_WM_W``;
+* the Jacobian of the marker twist w.r.t. the body's velocity coordinates, used through
+  ``body_coefficients`` (row coefficients on marker twists -> coefficients on body velocities)
+  and ``generalized_forces`` (``J^T`` times marker wrenches);
+* the bias ``J' v`` of the marker acceleration (``marker_acceleration_bias``: the centripetal
+  acceleration ``w x (w x p_BM)`` of a rigid body).
+
+Per-body arrays have ``nb + 1`` rows, the last being the ground (index -1) at rest at the origin.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+POSITION_WIDTH = 7
+"""Position coordinates per rigid body: CM position (3) and Euler parameters (4)."""
+VELOCITY_WIDTH = 6
+"""Velocity coordinates per rigid body: CM velocity (3) and body-axes angular velocity (3)."""
+
+
+@njit(cache=True)
+def _rotation(e0: float, e1: float, e2: float, e3: float, R: np.ndarray) -> None:
+    """``R_WB`` from Euler parameters, normalized here (the norm is not a degree of freedom)."""
+    scale = 1.0 / np.sqrt(e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3)
+    e0, e1, e2, e3 = e0 * scale, e1 * scale, e2 * scale, e3 * scale
+    R[0, 0] = 2.0 * (e0 * e0 + e1 * e1) - 1.0
+    R[0, 1] = 2.0 * (e1 * e2 - e0 * e3)
+    R[0, 2] = 2.0 * (e1 * e3 + e0 * e2)
+    R[1, 0] = 2.0 * (e1 * e2 + e0 * e3)
+    R[1, 1] = 2.0 * (e0 * e0 + e2 * e2) - 1.0
+    R[1, 2] = 2.0 * (e2 * e3 - e0 * e1)
+    R[2, 0] = 2.0 * (e1 * e3 - e0 * e2)
+    R[2, 1] = 2.0 * (e2 * e3 + e0 * e1)
+    R[2, 2] = 2.0 * (e0 * e0 + e3 * e3) - 1.0
+
+
+@njit(cache=True)
+def marker_frames(
+    q: np.ndarray, marker_body: np.ndarray, marker_position: np.ndarray, marker_orientation: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Body and marker frames at positions ``q`` (7 nb,).
+
+    ``marker_position`` (nm, 3) and ``marker_orientation`` (nm, 3, 3) are the markers' origins from
+    their body's CM and ``R_BM`` (ground markers: world). Returns ``p_WB_W`` (nb+1, 3) [m],
+    ``R_WB`` (nb+1, 3, 3), ``p_WM_W`` (nm, 3) [m], ``p_BM_W`` (nm, 3) [m], ``R_WM`` (nm, 3, 3).
+    """
+    nb = q.size // 7
+    nm = marker_body.size
+    p_WB_W = np.zeros((nb + 1, 3))
+    R_WB = np.zeros((nb + 1, 3, 3))
+    for b in range(nb):
+        for k in range(3):
+            p_WB_W[b, k] = q[7 * b + k]
+        _rotation(q[7 * b + 3], q[7 * b + 4], q[7 * b + 5], q[7 * b + 6], R_WB[b])
+    for k in range(3):
+        R_WB[nb, k, k] = 1.0
+    p_WM_W = np.empty((nm, 3))
+    p_BM_W = np.empty((nm, 3))
+    R_WM = np.empty((nm, 3, 3))
+    for m in range(nm):
+        b = marker_body[m]
+        if b < 0:
+            b = nb
+        for i in range(3):
+            s = 0.0
+            for k in range(3):
+                s += R_WB[b, i, k] * marker_position[m, k]
+            p_BM_W[m, i] = s
+            p_WM_W[m, i] = p_WB_W[b, i] + s
+            for j in range(3):
+                s = 0.0
+                for k in range(3):
+                    s += R_WB[b, i, k] * marker_orientation[m, k, j]
+                R_WM[m, i, j] = s
+    return p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM
+
+
+@njit(cache=True)
+def marker_twists(
+    v: np.ndarray, R_WB: np.ndarray, marker_body: np.ndarray, p_BM_W: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Body and marker velocities for velocities ``v`` (6 nb,) at frames ``R_WB`` (nb+1, 3, 3).
+
+    Returns ``v_WB_W`` (nb+1, 3) [m/s], ``w_WB_W`` (nb+1, 3) [rad/s] and ``v_WM_W`` (nm, 3) [m/s]
+    (a rigid body's markers turn with it: ``w_WM_W`` is the body's row of ``w_WB_W``).
+    """
+    nb = v.size // 6
+    v_WB_W = np.zeros((nb + 1, 3))
+    w_WB_W = np.zeros((nb + 1, 3))
+    for b in range(nb):
+        for i in range(3):
+            v_WB_W[b, i] = v[6 * b + i]
+            w_WB_W[b, i] = R_WB[b, i, 0] * v[6 * b + 3] + R_WB[b, i, 1] * v[6 * b + 4] + R_WB[b, i, 2] * v[6 * b + 5]
+    nm = marker_body.size
+    v_WM_W = np.empty((nm, 3))
+    for m in range(nm):
+        b = marker_body[m]
+        if b < 0:
+            b = nb
+        w0, w1, w2 = w_WB_W[b, 0], w_WB_W[b, 1], w_WB_W[b, 2]
+        p0, p1, p2 = p_BM_W[m, 0], p_BM_W[m, 1], p_BM_W[m, 2]
+        v_WM_W[m, 0] = v_WB_W[b, 0] + w1 * p2 - w2 * p1
+        v_WM_W[m, 1] = v_WB_W[b, 1] + w2 * p0 - w0 * p2
+        v_WM_W[m, 2] = v_WB_W[b, 2] + w0 * p1 - w1 * p0
+    return v_WB_W, w_WB_W, v_WM_W
+
+
+@njit(cache=True)
+def marker_acceleration_bias(w_WB_W: np.ndarray, marker_body: np.ndarray, p_BM_W: np.ndarray) -> np.ndarray:
+    """``J' v`` of every marker origin's acceleration (nm, 3) [m/s^2]: ``w x (w x p_BM)``."""
+    nb = w_WB_W.shape[0] - 1
+    nm = marker_body.size
+    bias = np.empty((nm, 3))
+    for m in range(nm):
+        b = marker_body[m]
+        if b < 0:
+            b = nb
+        w0, w1, w2 = w_WB_W[b, 0], w_WB_W[b, 1], w_WB_W[b, 2]
+        p0, p1, p2 = p_BM_W[m, 0], p_BM_W[m, 1], p_BM_W[m, 2]
+        c0, c1, c2 = w1 * p2 - w2 * p1, w2 * p0 - w0 * p2, w0 * p1 - w1 * p0
+        bias[m, 0] = w1 * c2 - w2 * c1
+        bias[m, 1] = w2 * c0 - w0 * c2
+        bias[m, 2] = w0 * c1 - w1 * c0
+    return bias
+
+
+@njit(cache=True)
+def body_coefficients(marker_coefficients: np.ndarray, p_BI_W: np.ndarray, p_BJ_W: np.ndarray) -> np.ndarray:
+    """Row coefficients on the twists of markers I and J -> on the velocities of their bodies.
+
+    ``marker_coefficients`` (m, 4, 3): world coefficients of ``v_I``, ``w_I``, ``v_J``, ``w_J`` in
+    ``dPhi/dt``; ``p_BI_W``, ``p_BJ_W`` (m, 3): the markers from their bodies' CMs. Returns (m, 4, 3)
+    world coefficients of ``v_i``, ``w_i``, ``v_j``, ``w_j`` (CM velocities, angular velocities):
+    ``v_M = v_B + w_B x p_BM`` gives ``g_w = a_w + p_BM x a_v``.
+    """
+    m = marker_coefficients.shape[0]
+    out = marker_coefficients.copy()
+    for r in range(m):
+        for side, p in ((0, p_BI_W), (2, p_BJ_W)):
+            a0, a1, a2 = marker_coefficients[r, side, 0], marker_coefficients[r, side, 1], marker_coefficients[r, side, 2]
+            out[r, side + 1, 0] += p[r, 1] * a2 - p[r, 2] * a1
+            out[r, side + 1, 1] += p[r, 2] * a0 - p[r, 0] * a2
+            out[r, side + 1, 2] += p[r, 0] * a1 - p[r, 1] * a0
+    return out
+
+
+@njit(cache=True)
+def jacobian_values(coefficients: np.ndarray, R_WB: np.ndarray, body_i: np.ndarray, body_j: np.ndarray) -> np.ndarray:
+    """Entries of ``G`` (m, 12): per row the 6 columns of body i then of body j, from the world body
+    coefficients (m, 4, 3) of ``body_coefficients``; angular parts in body components
+    (``R_WB^T g_w``), as the velocity coordinates are."""
+    m = coefficients.shape[0]
+    values = np.empty((m, 12))
+    for r in range(m):
+        for side, body in ((0, body_i[r]), (1, body_j[r])):
+            for k in range(3):
+                values[r, 6 * side + k] = coefficients[r, 2 * side, k]
+                s = 0.0
+                for n in range(3):
+                    s += R_WB[body, n, k] * coefficients[r, 2 * side + 1, n]
+                values[r, 6 * side + 3 + k] = s
+    return values
+
+
+@njit(cache=True)
+def generalized_forces(
+    force_W: np.ndarray,
+    torque_W: np.ndarray,
+    marker: np.ndarray,
+    sign: np.ndarray,
+    marker_body: np.ndarray,
+    p_BM_W: np.ndarray,
+    p_WM_W: np.ndarray,
+    R_WB: np.ndarray,
+    application: np.ndarray,
+) -> np.ndarray:
+    """``J^T`` times loads at markers: generalized forces (nb+1, 6), world force and body-axes moment
+    about the CM; the last row (ground) collects the loads on ground (moment about the origin).
+
+    Load ``k`` is ``sign[k] * (force_W[k], torque_W[k])`` applied at the origin of marker
+    ``application[k]`` and carried by the body of marker ``marker[k]`` (a two-marker element's J
+    side takes the reaction at the I origin).
+    """
+    nb = R_WB.shape[0] - 1
+    wrench = np.zeros((nb + 1, 6))
+    for k in range(marker.size):
+        b = marker_body[marker[k]]
+        if b < 0:
+            b = nb
+        s = sign[k]
+        # Arm from the CM to the application point.
+        r0 = p_BM_W[marker[k], 0] + p_WM_W[application[k], 0] - p_WM_W[marker[k], 0]
+        r1 = p_BM_W[marker[k], 1] + p_WM_W[application[k], 1] - p_WM_W[marker[k], 1]
+        r2 = p_BM_W[marker[k], 2] + p_WM_W[application[k], 2] - p_WM_W[marker[k], 2]
+        f0, f1, f2 = s * force_W[k, 0], s * force_W[k, 1], s * force_W[k, 2]
+        m0 = r1 * f2 - r2 * f1 + s * torque_W[k, 0]
+        m1 = r2 * f0 - r0 * f2 + s * torque_W[k, 1]
+        m2 = r0 * f1 - r1 * f0 + s * torque_W[k, 2]
+        wrench[b, 0] += f0
+        wrench[b, 1] += f1
+        wrench[b, 2] += f2
+        for i in range(3):
+            wrench[b, 3 + i] += R_WB[b, 0, i] * m0 + R_WB[b, 1, i] * m1 + R_WB[b, 2, i] * m2
+    return wrench
+
+
+@njit(cache=True)
+def inertial_forces(
+    mass: np.ndarray, inertia: np.ndarray, gravity: np.ndarray, w_WB_B: np.ndarray, wrench: np.ndarray
+) -> None:
+    """Add gravity ``m g`` and the gyroscopic moment ``-w_B x J w_B`` to ``wrench`` (nb, 6) in place;
+    ``w_WB_B`` (nb, 3) body-axes angular velocities [rad/s]."""
+    for b in range(mass.size):
+        w0, w1, w2 = w_WB_B[b, 0], w_WB_B[b, 1], w_WB_B[b, 2]
+        h0 = inertia[b, 0, 0] * w0 + inertia[b, 0, 1] * w1 + inertia[b, 0, 2] * w2
+        h1 = inertia[b, 1, 0] * w0 + inertia[b, 1, 1] * w1 + inertia[b, 1, 2] * w2
+        h2 = inertia[b, 2, 0] * w0 + inertia[b, 2, 1] * w1 + inertia[b, 2, 2] * w2
+        for k in range(3):
+            wrench[b, k] += mass[b] * gravity[k]
+        wrench[b, 3] -= w1 * h2 - w2 * h1
+        wrench[b, 4] -= w2 * h0 - w0 * h2
+        wrench[b, 5] -= w0 * h1 - w1 * h0
+
+
+@njit(cache=True)
+def position_rate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``dq/dt = N(q) v`` (7 nb,): CM velocity and ``de/dt = 1/2 L(e)^T w_B``."""
+    nb = v.size // 6
+    rate = np.empty(7 * nb)
+    for b in range(nb):
+        for k in range(3):
+            rate[7 * b + k] = v[6 * b + k]
+        e0, e1, e2, e3 = 0.5 * q[7 * b + 3], 0.5 * q[7 * b + 4], 0.5 * q[7 * b + 5], 0.5 * q[7 * b + 6]
+        w0, w1, w2 = v[6 * b + 3], v[6 * b + 4], v[6 * b + 5]
+        rate[7 * b + 3] = -e1 * w0 - e2 * w1 - e3 * w2
+        rate[7 * b + 4] = e0 * w0 - e3 * w1 + e2 * w2
+        rate[7 * b + 5] = e3 * w0 + e0 * w1 - e1 * w2
+        rate[7 * b + 6] = -e2 * w0 + e1 * w1 + e0 * w2
+    return rate
+
+
+@njit(cache=True)
+def inverse_mass_blocks(mass: np.ndarray, inertia: np.ndarray) -> np.ndarray:
+    """Inverse of each body's 6x6 mass block ``diag(m I, J_B)``: (nb, 6, 6)."""
+    nb = mass.size
+    blocks = np.zeros((nb, 6, 6))
+    for b in range(nb):
+        for k in range(3):
+            blocks[b, k, k] = 1.0 / mass[b]
+        blocks[b, 3:, 3:] = np.linalg.inv(inertia[b])
+    return blocks
