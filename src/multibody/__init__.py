@@ -20,6 +20,7 @@ from multibody.model.contact import PointPlaneContact, SpherePlaneContact, Spher
 from multibody.model.element import ModelError
 from multibody.model.forces import Bushing, MarkerState, PointForce, PointTorque, SpringDamper, TorsionSpring
 from multibody.model.forces.expression import StateDependentLoad
+from multibody.model.forces.user import UserForce, UserForceInput
 from multibody.model.functions import (
     Constant,
     CubicSpline,
@@ -118,6 +119,8 @@ __all__ = [
     "SpringDamper",
     "State",
     "StateDependentLoad",
+    "UserForce",
+    "UserForceInput",
     "Step",
     "System",
     "TorsionSpring",

@@ -64,7 +64,7 @@ def assembled_state(
             f"({culprits or 'rows could not be identified'}): the constraint Jacobian is numerically singular. "
             "Make the joints exactly aligned (then they are removed as redundant) or clearly independent"
         ) from None
-    return system, State(t0, q, v, lam)
+    return system, State(t0, q, v, lam, system.x0.copy())
 
 
 def _assemble_positions(system: System, t0: float, tolerance: float, max_iterations: int) -> FloatArray:

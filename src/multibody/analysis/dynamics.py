@@ -96,6 +96,11 @@ def dynamics(
                     f"model '{system.name}' has contact pairs ({', '.join(system.contacts.names)}); "
                     "event-driven contact needs formulation='cartesian'"
                 )
+            if system.n_states or any(joints.size for joints in system.user_forces.joints):
+                raise ValueError(
+                    f"model '{system.name}' has force elements with first-order states or that read joint "
+                    "multipliers; they need formulation='cartesian' (Kane's formulation does not advance them yet)"
+                )
             return kane_dynamics(system, state, t_end, output_step, method, rtol, atol, max_step, output, progress)
         # BDF on the DAE, restarted at contact events (a plain BDF run when there are no contact pairs).
         integrator = EventDrivenIntegrator(system, state, method, t_end, rtol, atol, max_step)

@@ -35,7 +35,7 @@ from multibody.analysis.output import output_frame
 from multibody.formulation import constraints
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
-from multibody.formulation.dae import MechanicalDAE
+from multibody.formulation.dae import DAEVariables, MechanicalDAE
 from multibody.spatial.rotations import FloatArray
 from multibody.formulation.state import State
 from multibody.model.model import Model
@@ -90,7 +90,7 @@ class EventDrivenIntegrator:
         self._pending: _Event | None = None
         self._check_initial_gaps(state)
         none = np.zeros(len(self.contacts), dtype=bool)
-        self._restart(self._resolve_contacts(state, 0.0, none, none), after_event=False)
+        self._restart(self._resolve_contacts(state, 0.0, 0.0, none, none), after_event=False)
         self.first_frame = self.frame_at(state.t)
 
     # -- the stepping protocol --------------------------------------------------------------
@@ -108,10 +108,10 @@ class EventDrivenIntegrator:
 
     def frame_at(self, t: float) -> dict[str, np.ndarray]:
         """Output frame at ``t`` within the current step, accelerations and reactions solved there."""
-        q, v, dissipated = self._state_at(t)
-        evaluation = self.form.evaluate(q, v, t)
+        q, v, x, dissipated, input_work = self._state_at(t)
+        evaluation = self.form.evaluate(q, v, t, x)
         acceleration, lam = self.form.accelerations(evaluation)
-        return output_frame(self.form, evaluation, acceleration, lam[: len(self.system.rows)], dissipated)
+        return output_frame(self.form, evaluation, acceleration, lam[: len(self.system.rows)], dissipated, input_work)
 
     def stats(self) -> dict[str, float]:
         """Integrator counters summed over the restarts, and the impact log (module docstring)."""
@@ -132,7 +132,7 @@ class EventDrivenIntegrator:
         return counters
 
     # -- integration segments ---------------------------------------------------------------
-    def _restart(self, start: tuple[State, float], after_event: bool = True) -> None:
+    def _restart(self, start: tuple[State, float, float], after_event: bool = True) -> None:
         """A fresh BDF from ``state`` with the rows of the currently sustained pairs added.
 
         After an event the first step is kept short: BDF restarts at order 1 (backward Euler),
@@ -141,13 +141,15 @@ class EventDrivenIntegrator:
         ``atol`` (a few more steps per restart; impact speeds then follow the closed forms to
         about rtol instead of 1e4 rtol for slow bounces).
         """
-        state, dissipated = start
+        state, dissipated, input_work = start
         self.form = self._formulation()
         self.problem = MechanicalDAE(self.form, self.method)
-        evaluation = self.form.evaluate(state.q, state.v, state.t)
+        evaluation = self.form.evaluate(state.q, state.v, state.t, state.x)
         acceleration, lam = self.form.accelerations(evaluation)
-        y0 = np.concatenate([state.q, state.v, [dissipated]])
-        y_dot0 = np.concatenate([kinematics.position_rate(self.system, state.q, state.v), acceleration, [0.0]])
+        y0 = self.problem.join(state.q, state.v, state.x, dissipated, input_work)
+        y_dot0 = self.problem.join(
+            kinematics.position_rate(self.system, state.q, state.v), acceleration, evaluation.state_rate, 0.0, 0.0
+        )
         self.integrator = BDF(
             self.problem,
             state.t,
@@ -167,7 +169,7 @@ class EventDrivenIntegrator:
             self.system, _stack_rows(self.system.rows, self.contacts.rows.subset(np.flatnonzero(self.sustained)))
         )
 
-    def _state_at(self, t: float) -> tuple[FloatArray, FloatArray, float]:
+    def _state_at(self, t: float) -> DAEVariables:
         return self.problem.split(self.problem.finalize(self.integrator.dense_output(t)))
 
     # -- event functions ----------------------------------------------------------------------
@@ -179,10 +181,10 @@ class EventDrivenIntegrator:
     def _event_values(self, t: float) -> FloatArray:
         """Per pair: the gap [m] of a free pair, the normal force [N] of a sustained one (both
         positive while nothing happens)."""
-        q, v, _ = self._state_at(t)
+        q, v, x, _, _ = self._state_at(t)
         values = self._gaps(q, t)
         if np.any(self.sustained):
-            values[self.sustained] = self._normal_forces(self.form, self.form.evaluate(q, v, t))
+            values[self.sustained] = self._normal_forces(self.form, self.form.evaluate(q, v, t, x))
         return values
 
     def _normal_forces(self, form: CartesianFormulation, evaluation: Evaluation) -> FloatArray:
@@ -213,7 +215,7 @@ class EventDrivenIntegrator:
     # -- applying events ----------------------------------------------------------------------
     def _apply(self, event: _Event) -> None:
         """Release the pair of ``event`` if it was sustained, else resolve the impacts there."""
-        q, v, dissipated = self._state_at(event.time)
+        q, v, x, dissipated, input_work = self._state_at(event.time)
         released = np.zeros(len(self.contacts), dtype=bool)
         released[event.pair] = self.sustained[event.pair]
         self.releases += int(released[event.pair])
@@ -222,21 +224,23 @@ class EventDrivenIntegrator:
             self._counters[name] = self._counters.get(name, 0) + value
         struck = np.zeros(len(self.contacts), dtype=bool)
         struck[event.pair] = not released[event.pair]
-        self._restart(self._resolve_contacts(State(event.time, q, v, np.zeros(0)), dissipated, released, struck))
+        self._restart(
+            self._resolve_contacts(State(event.time, q, v, np.zeros(0), x), dissipated, input_work, released, struck)
+        )
 
     def _resolve_contacts(
-        self, state: State, dissipated: float, released: np.ndarray, struck: np.ndarray
-    ) -> tuple[State, float]:
+        self, state: State, dissipated: float, input_work: float, released: np.ndarray, struck: np.ndarray
+    ) -> tuple[State, float, float]:
         """Impacts of the free pairs at ``state`` that touch (within the touch tolerance) or were
         ``struck`` (their event), not those just ``released``; then sustained pairs made consistent:
         one whose force would pull is released, the most tensile first. Returns the post-impact
-        state and the dissipated energy [J] including the impact losses."""
+        state, the dissipated energy [J] including the impact losses, and the input work [J]."""
         gaps = self._gaps(state.q, state.t)
         touching = ~self.sustained & ~released & ((gaps <= self._touch_tolerance()) | struck)
         v = state.v
         if np.any(touching):
             form = self._formulation()
-            evaluation = form.evaluate(state.q, v, state.t)
+            evaluation = form.evaluate(state.q, v, state.t, state.x)
             frames = evaluation.frames
             _, jacobian, _ = constraints.position_level(self.system, self.contacts.rows, frames)
             G_c = constraints.JacobianAssembler(self.system, self.contacts.rows, sparse=False).assemble(
@@ -257,15 +261,15 @@ class EventDrivenIntegrator:
                 )
             self.sustained |= settles
             v = v_after
-        state = State(state.t, state.q, v, np.zeros(0))
+        state = State(state.t, state.q, v, np.zeros(0), state.x)
         while np.any(self.sustained):
             form = self._formulation()
-            force = self._normal_forces(form, form.evaluate(state.q, v, state.t))
+            force = self._normal_forces(form, form.evaluate(state.q, v, state.t, state.x))
             if np.min(force) >= 0.0:
                 break
             self.sustained[np.flatnonzero(self.sustained)[int(np.argmin(force))]] = False
             self.releases += 1
-        return state, dissipated
+        return state, dissipated, input_work
 
     def _touch_tolerance(self) -> float:
         """Gap [m] within which a pair counts as touching at an event: the root's time tolerance

@@ -71,7 +71,7 @@ def _run(
     writer: ResultsWriter,
 ) -> None:
     """Solve and append one frame per output time."""
-    dissipated, previous_power, previous_t = 0.0, None, 0.0
+    dissipated, input_work, previous_power, previous_t = 0.0, 0.0, None, 0.0
     for t in tqdm(times, disable=not progress, desc=f"kinematics {system.name}"):
         q = _positions(system, form, q, float(t), tolerance)
         _, G, nu = form.constraint_residual(q, float(t))
@@ -86,11 +86,12 @@ def _run(
         evaluation = form.evaluate(q, v, float(t))
         acceleration = jacobian.solve(form.gamma(evaluation))
         lam = Factorization(G.T).solve(evaluation.generalized_force - form.mass_matrix @ acceleration)
-        power = form.nonconservative_power(evaluation, lam)
+        power = np.array([form.nonconservative_power(evaluation, lam), form.input_power(evaluation, lam)])
         if previous_power is not None:
-            dissipated -= 0.5 * (power + previous_power) * (t - previous_t)
+            dissipated -= 0.5 * (power[0] + previous_power[0]) * (t - previous_t)
+            input_work += 0.5 * (power[1] + previous_power[1]) * (t - previous_t)
         previous_power, previous_t = power, t
-        writer.append(output_frame(form, evaluation, acceleration, lam, dissipated))
+        writer.append(output_frame(form, evaluation, acceleration, lam, dissipated, input_work))
         # Predict the next positions along the current velocity.
         q = kinematics_frames.displace(system, q, v * output_step)
 

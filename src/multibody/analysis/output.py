@@ -22,14 +22,20 @@ def results_layout(system: System, analysis: str) -> ResultsLayout:
         force_names=system.force_names,
         scene=system.scene,
         aliases=system.aliases,
+        state_sizes=tuple((b.owner, b.nx) for b in system.layout.blocks if b.nx) if system.layout else (),
     )
 
 
 def output_frame(
-    formulation: CartesianFormulation, state: Evaluation, acceleration: FloatArray, lam: FloatArray, dissipated: float
+    formulation: CartesianFormulation,
+    state: Evaluation,
+    acceleration: FloatArray,
+    lam: FloatArray,
+    dissipated: float,
+    input_work: float = 0.0,
 ) -> dict[str, np.ndarray]:
     """The frame dict of ``ResultsWriter.append`` at an evaluated state with its accelerations
-    ``dv/dt`` (6 nb,) and multipliers ``lam`` (m,)."""
+    ``dv/dt`` (6 nb,), multipliers ``lam`` (m,), net dissipated energy and input work [J]."""
     system = formulation.system
     frames, motion = state.frames, state.motion
     nb = system.n_bodies
@@ -58,4 +64,5 @@ def output_frame(
         "energy/potential": np.asarray(potential),
         "energy/total": np.asarray(kinetic + potential),
         "energy/dissipated": np.asarray(dissipated),
-    }
+        "work/input": np.asarray(input_work),
+    } | ({"state/x": state.x} if system.n_states else {})

@@ -19,6 +19,7 @@ import scipy.sparse as sp
 
 from multibody.formulation import constraints, forces
 from multibody.formulation.bodies import rigid
+from multibody.formulation.cartesian_kernel import evaluate_rigid
 from multibody.formulation import frames as kinematics
 from multibody.formulation.frames import Pose, Twist
 from multibody.spatial.rotations import FloatArray, cross
@@ -27,6 +28,8 @@ from multibody.system.system import ConstraintRows, System
 
 SPARSE_THRESHOLD = 400
 """Models with more unknowns (velocities plus multipliers) use sparse linear algebra."""
+MULTIPLIER_ITERATIONS = 50
+"""Largest number of fixed-point iterations for loads that read the multipliers."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,33 @@ class Evaluation:
     phi: FloatArray
     G: Matrix
     nu: FloatArray
+    q: FloatArray
+    """(7 nb,) the positions evaluated at"""
+    v: FloatArray
+    """(6 nb,) the velocities evaluated at"""
+    x: FloatArray
+    """(nx,) the first-order states the loads were evaluated with"""
+    lam: FloatArray | None
+    """(m,) the multipliers the loads were evaluated with (None: zero)"""
+
+    @property
+    def state_rate(self) -> FloatArray:
+        """``dx/dt`` (nx,) of the first-order states."""
+        return self.loads.state_rate
+
+
+@dataclass(frozen=True)
+class StateCoupling:
+    """Derivatives of the generalized forces ``Q`` and of the state rates ``F = dx/dt`` with
+    respect to what Newton does not otherwise see: states ``x``, multipliers ``lambda``, and (for
+    ``F``) positions (velocity-space increments) and velocities. Dense; ``F_*`` have nx rows."""
+
+    Q_x: FloatArray
+    Q_lam: FloatArray
+    F_q: FloatArray
+    F_v: FloatArray
+    F_x: FloatArray
+    F_lam: FloatArray
 
 
 class CartesianFormulation:
@@ -59,21 +89,30 @@ class CartesianFormulation:
         self._colors = _distance_two_coloring(system.adjacency)
 
     # -- positions, velocities, forces ------------------------------------------------------
-    def evaluate(self, q: FloatArray, v: FloatArray, t: float) -> Evaluation:
-        """Frames, element loads, Q, Phi, G and nu at ``(q, v, t)``."""
-        frames = kinematics.pose(self.system, q, t)
-        motion = kinematics.twist(self.system, frames, v)
-        loads = forces.element_loads(self.system, frames, motion)
-        phi, jacobian, nu = constraints.position_level(self.system, self.rows, frames)
-        return Evaluation(
-            frames,
-            motion,
-            loads,
-            self.generalized_force(frames, motion, loads),
-            phi,
-            self.assembler.assemble(frames, jacobian),
-            nu,
+    def evaluate(
+        self, q: FloatArray, v: FloatArray, t: float, x: FloatArray | None = None, lam: FloatArray | None = None
+    ) -> Evaluation:
+        """Frames, element loads, Q, Phi, G and nu at ``(q, v, t)``, with first-order states ``x``
+        (default: the initial ones) and multipliers ``lam`` (default zero) for the laws that read
+        them: one compiled pass (``cartesian_kernel.evaluate_rigid``) plus the force elements."""
+        s, rows = self.system, self.rows
+        q = np.ascontiguousarray(q, dtype=float)
+        v = np.ascontiguousarray(v, dtype=float)
+        f, f_dot = constraints.driver_values(rows, t, 1)
+        p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, bias_WM_W, phi, nu, values, wrench = evaluate_rigid(
+            q, v, s.marker_body, s.marker_position, s.marker_orientation, rows.kind, rows.i_marker, rows.j_marker,
+            rows.i_axis, rows.j_axis, rows.parameter, f, f_dot, s.mass, s.inertia, s.gravity,
         )
+        frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(s, q)[1], p_WM_W, p_BM_W, R_WM)
+        motion = Twist(
+            v_WB_W, w_WB_W, kinematics.split_velocities(s, v)[1], v_WM_W, w_WB_W[s.marker_body], bias_WM_W
+        )
+        x = s.x0 if x is None else x
+        loads = forces.element_loads(s, frames, motion, x, lam)
+        if len(s.force_names):
+            wrench += forces.generalized_element_forces(s, frames, loads)[:-1]
+        G = self.assembler.from_values(values)
+        return Evaluation(frames, motion, loads, wrench.reshape(-1), phi, G, nu, q, v, x, lam)
 
     def generalized_force(self, frames: Pose, motion: Twist, loads: forces.ElementLoads) -> FloatArray:
         """``Q`` (6 nb,): gravity, gyroscopic moments and force elements."""
@@ -94,10 +133,20 @@ class CartesianFormulation:
 
     # -- accelerations and multipliers ------------------------------------------------------
     def accelerations(self, state: Evaluation) -> tuple[FloatArray, FloatArray]:
-        """``(dv/dt (6 nb,), lambda (m,))`` from ``[M G^T; G 0] [a; lambda] = [Q; gamma]``."""
-        matrix = saddle_point_matrix(self.mass_matrix, state.G)
-        solution = Factorization(matrix).solve(np.concatenate([state.generalized_force, self.gamma(state)]))
+        """``(dv/dt (6 nb,), lambda (m,))`` from ``[M G^T; G 0] [a; lambda] = [Q; gamma]``. When
+        loads read multipliers, ``Q`` depends on ``lambda``: fixed-point iteration on ``lambda``
+        (at most ``MULTIPLIER_ITERATIONS``, to round-off)."""
+        factorization = Factorization(saddle_point_matrix(self.mass_matrix, state.G))
+        gamma = self.gamma(state)
         n = self.system.n_velocities
+        solution = factorization.solve(np.concatenate([state.generalized_force, gamma]))
+        if self.reads_multipliers:
+            for _ in range(MULTIPLIER_ITERATIONS):
+                lam = solution[n:]
+                again = self.evaluate(state.q, state.v, state.frames.t, state.x, lam)
+                solution = factorization.solve(np.concatenate([again.generalized_force, gamma]))
+                if np.max(np.abs(solution[n:] - lam), initial=0.0) <= 1e-13 * (1.0 + np.max(np.abs(lam), initial=0.0)):
+                    break
         return solution[:n], solution[n:]
 
     def kinetic_energy(self, motion: Twist) -> float:
@@ -117,9 +166,16 @@ class CartesianFormulation:
         (``-lambda . nu`` of the driver rows: the work done to keep a prescribed motion)."""
         return state.loads.nonconservative_power - float(lam @ state.nu)
 
+    def input_power(self, state: Evaluation, lam: FloatArray) -> float:
+        """Power [W] put in by motions, actuators, applied loads and user laws (dampers excluded)."""
+        return state.loads.input_power - float(lam @ state.nu)
+
     # -- linearization for Newton -----------------------------------------------------------
-    def force_jacobians(self, q: FloatArray, v: FloatArray, t: float, lam: FloatArray) -> tuple[Matrix, Matrix]:
-        """``K = d(Q - G^T lambda)/dx`` and ``C = dQ/dv`` (6 nb x 6 nb) by finite differences.
+    def force_jacobians(
+        self, q: FloatArray, v: FloatArray, t: float, lam: FloatArray, x: FloatArray | None = None
+    ) -> tuple[Matrix, Matrix]:
+        """``K = d(Q - G^T lambda)/dx`` and ``C = dQ/dv`` (6 nb x 6 nb) by finite differences, at
+        first-order states ``x`` (default: the initial ones).
 
         Bodies that share no neighbour are perturbed together (distance-2 colouring of the
         body coupling graph), so the cost is 12 evaluations per colour whatever the number
@@ -129,7 +185,7 @@ class CartesianFormulation:
         n = s.n_velocities
 
         def residual(q_: FloatArray, v_: FloatArray) -> FloatArray:
-            state = self.evaluate(q_, v_, t)
+            state = self.evaluate(q_, v_, t, x, lam)
             return state.generalized_force - state.G.T @ lam
 
         base = residual(q, v)
@@ -158,6 +214,53 @@ class CartesianFormulation:
         K = sp.csr_matrix((np.concatenate(stiffness), (r, c)), shape=(n, n))
         C = sp.csr_matrix((np.concatenate(damping), (r, c)), shape=(n, n))
         return (K, C) if self.sparse else (K.toarray(), C.toarray())
+
+
+    def coupling_jacobians(
+        self, q: FloatArray, v: FloatArray, x: FloatArray, t: float, lam: FloatArray
+    ) -> StateCoupling | None:
+        """``StateCoupling`` by forward differences at ``(q, v, x, lam)``, or None when no element
+        carries first-order states or reads multipliers. Position and velocity columns of ``F``
+        are taken only for the bodies the stateful elements attach to."""
+        s = self.system
+        if not s.n_states and not self.reads_multipliers:
+            return None
+        nv, nx, m = s.n_velocities, s.n_states, len(self.rows)
+        base = self.evaluate(q, v, t, x, lam)
+        Q0, F0 = base.generalized_force, base.state_rate
+        coupling = StateCoupling(
+            np.zeros((nv, nx)), np.zeros((nv, m)), np.zeros((nx, nv)), np.zeros((nx, nv)), np.zeros((nx, nx)), np.zeros((nx, m))
+        )
+
+        def column(step: float, **changed: FloatArray) -> tuple[FloatArray, FloatArray]:
+            state = self.evaluate(changed.get("q", q), changed.get("v", v), t, changed.get("x", x), changed.get("lam", lam))
+            return (state.generalized_force - Q0) / step, (state.state_rate - F0) / step
+
+        for k in range(nx):
+            step = 1e-7 * (1.0 + abs(x[k]))
+            coupling.Q_x[:, k], coupling.F_x[:, k] = column(step, x=x + step * np.eye(nx)[k])
+        read_rows = np.unique(
+            np.concatenate([s.active_rows_of[j] for joints in s.user_forces.joints for j in joints] or [np.zeros(0, int)])
+        )
+        for r in read_rows.astype(int):
+            step = 1e-7 * (1.0 + abs(lam[r]))
+            coupling.Q_lam[:, r], coupling.F_lam[:, r] = column(step, lam=lam + step * np.eye(m)[r])
+        if nx:
+            bodies = {int(b) for markers in s.user_forces.markers for b in s.marker_body[markers] if b >= 0}
+            for b in sorted(bodies):
+                for k in range(6):
+                    index = 6 * b + k
+                    unit = np.eye(nv)[index]
+                    step = 1e-7 * (1.0 + (abs(q[7 * b + k]) if k < 3 else 0.0))
+                    _, coupling.F_q[:, index] = column(step, q=kinematics.displace(s, q, step * unit))
+                    step = 1e-7 * (1.0 + abs(v[index]))
+                    _, coupling.F_v[:, index] = column(step, v=v + step * unit)
+        return coupling
+
+    @property
+    def reads_multipliers(self) -> bool:
+        """Whether any load depends on the multipliers of the constraint rows."""
+        return any(joints.size for joints in self.system.user_forces.joints)
 
 
 def _block_diagonal(blocks: FloatArray) -> FloatArray:

@@ -318,8 +318,7 @@ class JacobianAssembler:
         """``G`` from the (m, 12) entries of ``rigid.jacobian_values``."""
         kept = values.reshape(-1)[self.keep]
         if self.sparse:
-            data = np.zeros(self._nnz)
-            np.add.at(data, self._slot, kept)
+            data = np.bincount(self._slot, weights=kept, minlength=self._nnz)
             return sp.csr_matrix((data, self._indices, self._indptr), shape=self.shape)
         G = np.zeros(self.shape)
         G[self.row_index, self.column] = kept

@@ -1,31 +1,57 @@
 """The DAE forms of the Cartesian equations that an implicit integrator solves, step by step.
 
-Differential variables ``y = (q, v, E)``: positions, velocities and the energy ``E`` taken out
-of the system by non-conservative forces (a quadrature, outside the error test). Algebraic
-variables ``z``: multipliers ``lambda`` (and ``mu`` for SI2).
+Differential variables ``y = (q, v, x, E, W)``: positions, velocities, the first-order states
+of the elements that carry them, the energy ``E`` taken out of the system by non-conservative
+forces and the work ``W`` put in by motions, actuators and applied loads (``E`` and ``W`` are
+quadratures, outside the error test). Algebraic variables ``z``: multipliers ``lambda`` (and
+``mu`` for SI2).
 
-I3 (index 3, ADAMS "I3"):  q' = N v,  M v' = Q - G^T lambda,  Phi = 0.
+I3 (index 3, ADAMS "I3"):  q' = N v,  M v' = Q - G^T lambda,  x' = F,  Phi = 0.
 SI2 (stabilized index 2, Gear-Gupta-Leimkuhler, ADAMS "SI2"):
-      q' = N (v - G^T mu),  M v' = Q - G^T lambda,  Phi = 0,  G v = nu.
+      q' = N (v - G^T mu),  M v' = Q - G^T lambda,  x' = F,  Phi = 0,  G v = nu.
 
-Each step solves ``y = base + c y'`` by Newton with the iteration matrix
-``[[M - c C - c^2 K, G^T], [G, 0]]`` (the velocity rows scaled by ``c``, the multiplier
-increment by ``1/c``, so that the matrix stays well scaled as ``c -> 0``) (``K``, ``C`` from ``CartesianFormulation.force_jacobians``,
-kept across steps until a Newton failure asks for fresh ones); for SI2 the ``mu`` correction
-follows from ``G G^T dmu = Phi/c + G dv``.
+``Q`` and ``F`` may depend on ``x`` and ``lambda`` (``UserForce``). Each step solves
+``y = base + c y'`` by Newton with the iteration matrix ``[[M - c C - c^2 K, G^T], [G, 0]]``
+(the velocity rows scaled by ``c``, the multiplier increment by ``1/c``, so that the matrix
+stays well scaled as ``c -> 0``; ``K``, ``C`` from ``CartesianFormulation.force_jacobians``, kept
+across steps until a Newton failure asks for fresh ones), bordered by the state coupling when
+there is one (``CartesianFormulation.coupling_jacobians``)::
+
+    [[M - c C - c^2 K,    -c Q_x,     G^T - Q_lam],
+     [-c^2 F_q - c F_v,   I - c F_x,  -F_lam     ],
+     [G,                  0,          0          ]]
+
+For SI2 the ``mu`` correction follows from ``G G^T dmu = Phi/c + G dv``.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+import scipy.sparse as sp
 
 from multibody.formulation import frames as kinematics
-from multibody.formulation.cartesian import CartesianFormulation
+from multibody.formulation.cartesian import CartesianFormulation, StateCoupling
 from multibody.solve.integrators.base import Correction, FloatArray, rms
-from multibody.solve.linear import Factorization, SingularMatrixError, dependent_rows, saddle_point_matrix
+from multibody.solve.linear import Factorization, Matrix, SingularMatrixError, dependent_rows, saddle_point_matrix
 from multibody.solve.newton import ConvergenceMonitor, Verdict, roundoff_norm
 
 FORMS = ("I3", "SI2")
+QUADRATURES = 2
+"""Trailing entries of ``y`` that are quadratures: dissipated energy and input work [J]."""
+
+
+class DAEVariables(NamedTuple):
+    """The parts of ``y``: views of positions, velocities and states, and the two quadratures."""
+
+    q: FloatArray
+    v: FloatArray
+    x: FloatArray
+    dissipated: float
+    """energy taken out by non-conservative forces and motions, net [J]"""
+    input_work: float
+    """work put in by motions, actuators, applied loads and user laws [J]"""
 
 
 class MechanicalDAE:
@@ -39,17 +65,23 @@ class MechanicalDAE:
         self.max_iterations = newton_max_iterations
         system = formulation.system
         self.nq, self.nv, self.m = system.n_positions, system.n_velocities, len(formulation.rows)
+        self.nx = system.n_states
         self._jacobians: tuple | None = None
 
-    def split(self, y: FloatArray) -> tuple[FloatArray, FloatArray, float]:
-        """``(q, v, E)`` views of ``y``."""
-        return y[: self.nq], y[self.nq : self.nq + self.nv], float(y[-1])
+    def split(self, y: FloatArray) -> DAEVariables:
+        """``(q, v, x, dissipated, input_work)`` of ``y``."""
+        nq, nv, nx = self.nq, self.nv, self.nx
+        return DAEVariables(y[:nq], y[nq : nq + nv], y[nq + nv : nq + nv + nx], float(y[-2]), float(y[-1]))
+
+    def join(self, q: FloatArray, v: FloatArray, x: FloatArray, dissipated: float, input_work: float) -> FloatArray:
+        """``y`` from its parts (the inverse of ``split``)."""
+        return np.concatenate([q, v, x, [dissipated, input_work]])
 
     def error_weights(self, y: FloatArray, step_size: float, rtol: float, atol: float) -> FloatArray:
-        """``1 / (atol + rtol |y|)`` on q and v; zero on the energy quadrature. Under I3 velocity
+        """``1 / (atol + rtol |y|)`` on q, v and x; zero on the quadratures. Under I3 velocity
         errors are scaled by the step size (Hairer & Wanner, index-3 error control)."""
         weights = 1.0 / (atol + rtol * np.abs(y))
-        weights[-1] = 0.0
+        weights[-QUADRATURES:] = 0.0
         if self.form == "I3":
             weights[self.nq : self.nq + self.nv] *= step_size
         return weights
@@ -73,44 +105,50 @@ class MechanicalDAE:
     ) -> Correction:
         form = self.formulation
         system = form.system
-        base_q, base_v, base_energy = self.split(base)
-        q_predicted, v, _ = self.split(predicted)
-        v = v.copy()
+        nv, nx = self.nv, self.nx
+        base_q, base_v, base_x, base_energy, base_work = self.split(base)
+        q_predicted, v, x, _, _ = self.split(predicted)
+        v, x = v.copy(), x.copy()
         # Start from positions consistent with the predicted velocities, so that Newton's first
         # increment (which assumes dq = c N dv) is not polluted by a predictor mismatch in q.
         q = base_q + c * kinematics.position_rate(system, q_predicted, v)
         lam = z_guess[: self.m].copy()
         mu = np.zeros(self.m)
         if refresh_jacobian or self._jacobians is None:
-            self._jacobians = form.force_jacobians(q, v, t, lam)
-        K, C = self._jacobians
-        state = form.evaluate(q, v, t)
+            self._jacobians = (
+                *form.force_jacobians(q, v, t, lam, x),
+                form.coupling_jacobians(q, v, x, t, lam),
+            )
+        K, C, coupling = self._jacobians
+        state = form.evaluate(q, v, t, x, lam)
         try:
-            iteration_matrix = Factorization(saddle_point_matrix(form.mass_matrix - c * C - c * c * K, state.G))
+            iteration_matrix = Factorization(_iteration_matrix(form.mass_matrix - c * C - c * c * K, state.G, c, coupling))
             gram = Factorization(state.G @ state.G.T) if self.form == "SI2" and self.m else None
         except SingularMatrixError as error:
             return Correction(
                 predicted, z_guess, False, 0, np.inf, f"singular iteration matrix ({error}): {self._diagnose(q, v, t)}"
             )
-        increment_weights = weights[: self.nq + self.nv]
+        increment_weights = weights[: self.nq + nv + nx]
         monitor = ConvergenceMonitor(
-            tolerance, self.max_iterations, roundoff=roundoff_norm(predicted[: self.nq + self.nv], increment_weights)
+            tolerance, self.max_iterations, roundoff=roundoff_norm(predicted[: self.nq + nv + nx], increment_weights)
         )
         verdict = Verdict.CONTINUE
         while verdict is Verdict.CONTINUE:
             if monitor.iterations > 0:
-                state = form.evaluate(q, v, t)
+                state = form.evaluate(q, v, t, x, lam)
             residual_v = form.mass_matrix @ (v - base_v) / c - state.generalized_force + state.G.T @ lam
+            residual_x = x - base_x - c * state.state_rate
             constraint_rhs = -state.phi / c if self.form == "I3" else state.nu - state.G @ v
-            solution = iteration_matrix.solve(np.concatenate([-c * residual_v, constraint_rhs]))
-            dv, dlam = solution[: self.nv], solution[self.nv :] / c
+            solution = iteration_matrix.solve(np.concatenate([-c * residual_v, -residual_x, constraint_rhs]))
+            dv, dx, dlam = solution[:nv], solution[nv : nv + nx], solution[nv + nx :] / c
             v += dv
+            x += dx
             lam += dlam
             if gram is not None:
                 mu += gram.solve(state.phi / c + state.G @ dv)
             drift = state.G.T @ mu if self.form == "SI2" else 0.0
             q_new = base_q + c * kinematics.position_rate(system, q, v - drift)
-            dy = np.concatenate([q_new - q, dv])
+            dy = np.concatenate([q_new - q, dv, dx])
             q = q_new
             verdict = monitor.update(rms(dy * increment_weights))
         converged = verdict is Verdict.CONVERGED
@@ -118,8 +156,8 @@ class MechanicalDAE:
         if not converged:
             return Correction(predicted, z_guess, False, iteration, norm, self._diagnose(q, v, t))
         energy = base_energy - c * form.nonconservative_power(state, lam)
-        y = np.concatenate([q, v, [energy]])
-        return Correction(y, np.concatenate([lam, mu]), True, iteration, norm)
+        work = base_work + c * form.input_power(state, lam)
+        return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
 
     def _diagnose(self, q: FloatArray, v: FloatArray, t: float) -> str:
         """Say why Newton failed at ``(q, v, t)``: a force element with a non-finite load, nearly
@@ -150,3 +188,21 @@ class MechanicalDAE:
     def initial_algebraic(self, lam: FloatArray) -> FloatArray:
         """``z`` at the start: the consistent multipliers (and ``mu = 0`` for SI2)."""
         return np.concatenate([lam, np.zeros(self.m)])
+
+
+def _iteration_matrix(A: Matrix, G: Matrix, c: float, coupling: StateCoupling | None) -> Matrix:
+    """The (scaled) Newton matrix of one step: the saddle point ``[[A, G^T], [G, 0]]``, bordered
+    by the rows and columns of the first-order states when ``coupling`` is given (module
+    docstring)."""
+    if coupling is None:
+        return saddle_point_matrix(A, G)
+    nx = coupling.F_x.shape[0]
+    G_dense = G.toarray() if sp.issparse(G) else np.asarray(G)
+    blocks = [
+        [A, -c * coupling.Q_x, G_dense.T - coupling.Q_lam],
+        [-c * c * coupling.F_q - c * coupling.F_v, np.eye(nx) - c * coupling.F_x, -coupling.F_lam],
+        [G_dense, np.zeros((G_dense.shape[0], nx)), np.zeros((G_dense.shape[0],) * 2)],
+    ]
+    if sp.issparse(A):
+        return sp.bmat([[sp.csr_matrix(block) for block in row] for row in blocks], format="csc")
+    return np.block(blocks)

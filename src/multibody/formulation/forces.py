@@ -16,7 +16,9 @@ from multibody.spatial import rotations
 from multibody.formulation.frames import Pose, Twist
 from multibody.spatial.measurements import Measurements
 from multibody.spatial.rotations import FloatArray, cross
+from multibody.model.element import ModelError
 from multibody.model.forces.applied import MarkerState
+from multibody.model.forces.user import UserForceInput
 from multibody.system.system import System
 
 
@@ -33,8 +35,17 @@ class ElementLoads:
     torque [N m], bushing force magnitude [N], applied load magnitude"""
     potential_energy: float
     """energy stored in springs and bushings [J]"""
-    nonconservative_power: float
-    """power of damping, actuators, preload-free applied loads into the system [W]"""
+    dissipated_power: float
+    """power taken out of the system by dampers [W] (>= 0 for positive damping)"""
+    input_power: float
+    """power put into the system by actuators, applied loads and user laws [W]"""
+    state_rate: FloatArray
+    """(nx,) rates of the first-order states of the elements that carry them"""
+
+    @property
+    def nonconservative_power(self) -> float:
+        """Net power of everything that is not a potential force [W]: input less dissipation."""
+        return self.input_power - self.dissipated_power
 
 
 def _dot(a: FloatArray, b: FloatArray) -> FloatArray:
@@ -48,22 +59,27 @@ def _spring_damper_law(
     rate: FloatArray,
     preload: FloatArray,
     actuator: FloatArray | float,
-) -> tuple[FloatArray, float, float]:
+) -> tuple[FloatArray, float, float, float]:
     """Linear law ``-k x - c x' + preload + actuator``: (scalar per element, stored energy
-    ``1/2 k x^2 - preload x`` summed, power of damping and actuator summed)."""
-    nonconservative = -damping * rate + actuator
-    scalar = -stiffness * deflection + preload + nonconservative
+    ``1/2 k x^2 - preload x`` summed, power dissipated by damping ``c x'^2`` summed, power of the
+    actuator summed)."""
+    scalar = -stiffness * deflection + preload - damping * rate + actuator
     stored = float(np.sum(0.5 * stiffness * deflection**2 - preload * deflection))
-    return scalar, stored, float(np.sum(nonconservative * rate))
+    return scalar, stored, float(np.sum(damping * rate**2)), float(np.sum(actuator * rate))
 
 
-def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
-    """Evaluate every force element at ``frames`` / ``motion`` (time ``frames.t``)."""
+def element_loads(
+    system: System, frames: Pose, motion: Twist, x: FloatArray | None = None, lam: FloatArray | None = None
+) -> ElementLoads:
+    """Evaluate every force element at ``frames`` / ``motion`` (time ``frames.t``), first-order
+    states ``x`` (nx,; default: the initial ones) and multipliers ``lam`` (m,; default zero) of
+    the active rows, which user laws may read."""
     nf = len(system.force_names)
     force = np.zeros((nf, 3))
     torque = np.zeros((nf, 3))
     value = np.zeros(nf)
     potential = 0.0
+    dissipated = 0.0
     power = 0.0
     t = frames.t
     p_M, v_M, R_WM = frames.p_WM_W, motion.v_WM_W, frames.R_WM
@@ -77,13 +93,14 @@ def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
         u = d / np.where(length > 0.0, length, 1.0)[:, None]
         length_rate = _dot(u, v_M[i] - v_M[j])
         actuator = np.array([0.0 if a is None else a.value(t) for a in springs.actuator])
-        scalar, stored, dissipating = _spring_damper_law(
+        scalar, stored, damping_power, actuator_power = _spring_damper_law(
             springs.stiffness, length - springs.free_length, springs.damping, length_rate, springs.preload, actuator
         )
         force[springs.element] = scalar[:, None] * u
         value[springs.element] = scalar
         potential += stored
-        power += dissipating
+        dissipated += damping_power
+        power += actuator_power
 
     torsion = system.torsion_springs
     if torsion.element.size:
@@ -96,13 +113,13 @@ def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
         # gradient keeps the spring conservative even while the joint is slightly violated.
         axis = (cosine[:, None] * cross(x_I, y_J) - sine[:, None] * cross(x_I, x_J)) / (sine**2 + cosine**2)[:, None]
         rate = _dot(axis, w_M[i] - w_M[j])
-        scalar, stored, dissipating = _spring_damper_law(
+        scalar, stored, damping_power, _ = _spring_damper_law(
             torsion.stiffness, deflection, torsion.damping, rate, torsion.preload, 0.0
         )
         torque[torsion.element] = scalar[:, None] * axis
         value[torsion.element] = scalar
         potential += stored
-        power += dissipating
+        dissipated += damping_power
 
     bushings = system.bushings
     if bushings.element.size:
@@ -125,7 +142,7 @@ def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
             - np.sum(bushings.preload_force * d_J + bushings.preload_torque * angle_J)
         )
         # Small-rotation power: the rotation-vector rate is taken as the relative angular velocity.
-        power += float(np.sum(damping_force * d_rate_J) + np.sum(damping_torque * w_rel_J))
+        dissipated -= float(np.sum(damping_force * d_rate_J) + np.sum(damping_torque * w_rel_J))
 
     loads = system.applied_loads
     for element, marker, law, in_marker_axes, is_torque in zip(
@@ -150,14 +167,70 @@ def element_loads(system: System, frames: Pose, motion: Twist) -> ElementLoads:
             F, T = law(measurements)
             force[element], torque[element] = F, T
             value[element] = float(np.linalg.norm(F) or np.linalg.norm(T))  # the force's size, a torque's if no force
-            i, j = system.force_markers[element]
-            v_rel, w_rel = v_M[i], w_M[i]
-            if j >= 0:  # J's body takes -F at I's origin and -T
-                v_rel = v_rel - v_M[j] - np.cross(w_M[j], p_M[i] - p_M[j])
-                w_rel = w_rel - w_M[j]
-            power += float(F @ v_rel + T @ w_rel)
+            power += _load_power(F, T, *system.force_markers[element], frames, motion)
 
-    return ElementLoads(force, torque, value, potential, power)
+    state_rate = np.zeros(system.n_states)
+    if system.user_forces.element.size:
+        x = system.x0 if x is None else x
+        lam = np.zeros(len(system.rows)) if lam is None else lam
+        power += _user_forces(system, frames, motion, x, lam, force, torque, value, state_rate)
+
+    return ElementLoads(force, torque, value, potential, dissipated, power, state_rate)
+
+
+def _user_forces(
+    system: System,
+    frames: Pose,
+    motion: Twist,
+    x: FloatArray,
+    lam: FloatArray,
+    force: FloatArray,
+    torque: FloatArray,
+    value: FloatArray,
+    state_rate: FloatArray,
+) -> float:
+    """Call every user law once; fill its rows of ``force``, ``torque``, ``value`` and its states'
+    rates in place; return the laws' power into the system [W]."""
+    group = system.user_forces
+    p_M, v_M, R_WM, w_M = frames.p_WM_W, motion.v_WM_W, frames.R_WM, motion.w_WM_W
+    power = 0.0
+    for element, law, markers, joints, states in zip(group.element, group.law, group.markers, group.joints, group.states):
+        name = system.force_names[element]
+        inputs = UserForceInput(
+            frames.t,
+            x[states].copy(),
+            {system.marker_names[m]: MarkerState(p_M[m], v_M[m], R_WM[m], w_M[m]) for m in markers},
+            {system.constraint_names[j]: lam[system.active_rows_of[j]] for j in joints},
+        )
+        try:
+            returned = law(inputs)
+            F = np.asarray(returned[0], dtype=float).reshape(3)
+            T = np.asarray(returned[1], dtype=float).reshape(3)
+            rates = np.asarray(returned[2] if len(returned) > 2 else (), dtype=float).reshape(-1)
+        except ModelError:
+            raise
+        except Exception as error:  # the user's law: say which element and what it must return
+            raise ModelError(
+                f"force '{name}': its law raised {type(error).__name__}: {error} "
+                "(it must return (force (3,), torque (3,)[, state rates]))"
+            ) from error
+        if rates.size != states.stop - states.start:
+            raise ModelError(f"force '{name}': its law returned {rates.size} state rates for {states.stop - states.start} states")
+        force[element], torque[element], state_rate[states] = F, T, rates
+        value[element] = float(np.linalg.norm(F) or np.linalg.norm(T))
+        power += _load_power(F, T, *system.force_markers[element], frames, motion)
+    return power
+
+
+def _load_power(F: FloatArray, T: FloatArray, i: int, j: int, frames: Pose, motion: Twist) -> float:
+    """Power [W] of force ``F`` at marker ``i``'s origin and torque ``T`` on its body, with marker
+    ``j``'s body (``j >= 0``) taking ``-F`` at the same point and ``-T``."""
+    p_M, v_M, w_M = frames.p_WM_W, motion.v_WM_W, motion.w_WM_W
+    v_rel, w_rel = v_M[i], w_M[i]
+    if j >= 0:
+        v_rel = v_rel - v_M[j] - np.cross(w_M[j], p_M[i] - p_M[j])
+        w_rel = w_rel - w_M[j]
+    return float(F @ v_rel + T @ w_rel)
 
 
 def generalized_element_forces(system: System, frames: Pose, loads: ElementLoads) -> FloatArray:

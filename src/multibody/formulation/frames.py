@@ -119,5 +119,4 @@ def position_difference(system: System, q: FloatArray, q_ref: FloatArray) -> Flo
 
 def normalize_positions(system: System, q: FloatArray) -> FloatArray:
     """``q`` with every body's Euler parameters projected back to unit norm."""
-    p, e = split_positions(system, q)
-    return np.hstack([p, rotations.normalize(e)]).reshape(-1)
+    return rigid.normalized_positions(np.ascontiguousarray(q, dtype=float))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -10,10 +10,13 @@ from numpy.typing import NDArray
 
 @dataclass(frozen=True)
 class State:
-    """``t`` [s]; ``q`` (7 nb,) CM positions and Euler parameters; ``v`` (6 nb,) CM velocities
-    (world) and angular velocities (body); ``lam`` (m,) Lagrange multipliers of the active rows."""
+    """``t`` [s]; ``q`` (nq,) positions (rigid bodies: CM positions and Euler parameters); ``v``
+    (nv,) velocities (rigid bodies: CM velocities, world, and angular velocities, body axes);
+    ``lam`` (m,) Lagrange multipliers of the active rows; ``x`` (nx,) first-order states, laid out
+    as ``System.layout`` says."""
 
     t: float
     q: NDArray[np.float64]
     v: NDArray[np.float64]
     lam: NDArray[np.float64]
+    x: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))

@@ -26,8 +26,15 @@ import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Names of the energy channels; each is a scalar per output instant [J].
+#: Names of the energy channels; each is a scalar per output instant [J]. "dissipated" is the net
+#: energy that left the system through non-conservative forces and motions (negative when they put
+#: energy in): total + dissipated stays constant.
 ENERGY_NAMES: tuple[str, ...] = ("kinetic", "potential", "total", "dissipated")
+
+#: Names of the work channels [J]: "input", the work put in by motions, actuators, applied loads
+#: and user laws; "lost" (derived, >= 0 for passive elements) = dissipated + input, the energy
+#: taken out by dampers, friction and impacts.
+WORK_NAMES: tuple[str, ...] = ("input",)
 
 #: Every status a result can carry. "running" marks a file whose writer has not been closed.
 STATUSES: tuple[str, ...] = ("running", "complete", "failed", "interrupted")
@@ -162,6 +169,9 @@ class ResultsLayout:
     force_names: tuple[str, ...] = ()
     scene: str = field(default="", repr=False)
     aliases: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    state_sizes: tuple[tuple[str, int], ...] = ()
+    """(element name, number of first-order states) per element that carries states, in the
+    order of the ``"state/x"`` array"""
 
     def __post_init__(self) -> None:
         for group in _GROUPS:
@@ -191,6 +201,11 @@ class ResultsLayout:
                 shapes[f"{group.key}/{quantity}"] = (count, *per_element_shape)
         for energy_name in ENERGY_NAMES:
             shapes[f"energy/{energy_name}"] = ()
+        for work_name in WORK_NAMES:
+            shapes[f"work/{work_name}"] = ()
+        n_states = sum(size for _, size in self.state_sizes)
+        if n_states:
+            shapes["state/x"] = (n_states,)
         return shapes
 
     def check_keys(self, keys: Collection[str], what: str) -> None:
@@ -298,6 +313,23 @@ class Results:
     def energy(self) -> dict[str, FloatArray]:
         """Energy name ("kinetic", "potential", "total", "dissipated") -> (T,) array [J]."""
         return {name: self._arrays[f"energy/{name}"] for name in ENERGY_NAMES}
+
+    @property
+    def work(self) -> dict[str, FloatArray]:
+        """Work name -> (T,) array [J]: "input" (put in by motions, actuators, applied loads and
+        user laws) and "lost" (taken out by dampers, friction and impacts: dissipated + input)."""
+        input_work = self._arrays["work/input"]
+        return {"input": input_work, "lost": self._arrays["energy/dissipated"] + input_work}
+
+    def state(self, name: str) -> FloatArray:
+        """First-order states (T, n) of element ``name`` (KeyError lists the elements with states)."""
+        offset = 0
+        for owner, size in self._layout.state_sizes:
+            if owner == name:
+                return self._arrays["state/x"][:, offset : offset + size]
+            offset += size
+        owners = ", ".join(owner for owner, _ in self._layout.state_sizes) or "none"
+        raise KeyError(f"'{name}' has no first-order states; elements with states: {owners}")
 
     def __len__(self) -> int:
         """Number of output instants T."""

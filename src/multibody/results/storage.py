@@ -85,6 +85,8 @@ class _ResultsFile:
         attrs["analysis"] = layout.analysis
         if layout.aliases:
             attrs["aliases"] = json.dumps(layout.aliases)
+        if layout.state_sizes:
+            attrs["state_sizes"] = json.dumps(layout.state_sizes)
         if layout.scene:  # a dataset, not an attribute: attributes are limited to 64 kB
             self._file.create_dataset("scene", data=layout.scene, dtype=h5py.string_dtype())
         attrs["status"] = "running"
@@ -298,8 +300,13 @@ def load_results(path: str | os.PathLike[str]) -> Results:
             force_names=tuple(file["force/names"].asstr()[()]),
             scene=file["scene"].asstr()[()] if "scene" in file else "",
             aliases=tuple(tuple(pair) for pair in json.loads(file.attrs.get("aliases", "[]"))),
+            state_sizes=tuple((str(name), int(size)) for name, size in json.loads(file.attrs.get("state_sizes", "[]"))),
         )
         frame_count = int(file.attrs["frame_count"])
-        arrays = {key: file[key][:frame_count] for key in layout.frame_shapes()}
+        # Files written before the work channels existed read as no work put in.
+        arrays = {
+            key: file[key][:frame_count] if key in file else np.zeros((frame_count, *shape))
+            for key, shape in layout.frame_shapes().items()
+        }
         stats = {name: np.asarray(value).item() for name, value in file["stats"].attrs.items()}
         return Results(layout, arrays, str(file.attrs["status"]), str(file.attrs["message"]), stats)

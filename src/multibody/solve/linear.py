@@ -14,6 +14,9 @@ from numpy.typing import NDArray
 Matrix = NDArray[np.float64] | sp.spmatrix
 
 
+_getrf, _getrs = la.get_lapack_funcs(("getrf", "getrs"), dtype=np.float64)
+
+
 class SingularMatrixError(np.linalg.LinAlgError):
     """A matrix that had to be factorized is singular (or numerically so)."""
 
@@ -29,8 +32,9 @@ class Factorization:
             except RuntimeError as error:  # SuperLU: "Factor is exactly singular"
                 raise SingularMatrixError(str(error)) from None
         else:
-            with np.errstate(all="ignore"):
-                lu, piv = la.lu_factor(matrix, check_finite=False)
+            # LAPACK getrf/getrs directly: scipy's lu_factor/lu_solve wrappers cost more than the
+            # factorization itself for the small matrices of most models.
+            lu, piv, _ = _getrf(matrix)
             diagonal = np.abs(np.diag(lu))
             if not np.all(np.isfinite(lu)) or diagonal.min(initial=np.inf) <= 1e-14 * max(
                 diagonal.max(initial=0.0), 1e-300
@@ -42,15 +46,19 @@ class Factorization:
         """``matrix^-1 rhs`` for a vector or a matrix of right-hand sides."""
         if self.sparse:
             return self._lu.solve(rhs)
-        return la.lu_solve(self._lu, rhs, check_finite=False)
+        return _getrs(*self._lu, rhs)[0]
 
 
 def saddle_point_matrix(A: Matrix, G: Matrix) -> Matrix:
     """``[[A, G^T], [G, 0]]``, sparse if either block is."""
     if sp.issparse(A) or sp.issparse(G):
         return sp.bmat([[sp.csr_matrix(A), sp.csr_matrix(G).T], [sp.csr_matrix(G), None]], format="csc")
-    m = G.shape[0]
-    return np.block([[A, G.T], [G, np.zeros((m, m))]])
+    n, m = A.shape[0], G.shape[0]
+    matrix = np.zeros((n + m, n + m))
+    matrix[:n, :n] = A
+    matrix[:n, n:] = G.T
+    matrix[n:, :n] = G
+    return matrix
 
 
 def to_dense(matrix: Matrix) -> NDArray[np.float64]:

@@ -8,11 +8,13 @@ import warnings
 import numpy as np
 
 from multibody.formulation import frames as kinematics
+from multibody.formulation.bodies import rigid
 from multibody.spatial import rotations
 from multibody.formulation.constraints import JacobianAssembler, position_level
 from multibody.model.body import RigidBody
 from multibody.model.forces import Bushing, PointForce, PointTorque, SpringDamper, TorsionSpring
 from multibody.model.forces.expression import StateDependentLoad
+from multibody.model.forces.user import UserForce
 from multibody.model.functions import TimeFunction
 from multibody.model.joints.base import AXIS_INDEX, Joint
 from multibody.model.joints.coupler import Screw
@@ -34,7 +36,9 @@ from multibody.system.system import (
     StateDependentLoads,
     System,
     TorsionSprings,
+    UserForces,
 )
+from multibody.system.layout import CoordinateLayout
 
 UNSPECIFIED_FREEDOM = 1e6
 """Inverse assembly weight of an initial condition the user did not give (ADAMS: weight 1e-6)."""
@@ -102,6 +106,7 @@ def compile_model(model: Model) -> System:
         adjacency=_adjacency(model, body_index, len(bodies)),
         aliases=tuple(model.aliases.items()),
         contacts=_contact_pairs(model, marker_index),
+        **_user_forces(model, marker_index, bodies),
     )
     # Velocity and acceleration motions start from the joint coordinate in the input configuration.
     drivers = _driver_functions(system, constraints)
@@ -260,6 +265,30 @@ def _force_groups(model: Model, marker_index: dict[int, int]) -> dict:
             element(state_dependent),
             tuple(f.law.bind([marker_index[id(m)] for m in f.law.markers]) for _, f in state_dependent),
         ),
+    }
+
+
+def _user_forces(model: Model, marker_index: dict[int, int], bodies: list[RigidBody]) -> dict:
+    """The user-force group, the coordinate layout (rigid bodies, then the first-order states of
+    the elements that carry them) and the initial states."""
+    forces = list(model.forces.values())
+    constraint_index = {id(c): k for k, c in enumerate(model.constraints())}
+    group = [(k, f) for k, f in enumerate(forces) if isinstance(f, UserForce)]
+    with_states = [(f.name, f.initial_states.size) for _, f in group if f.initial_states.size]
+    layout = CoordinateLayout.build(
+        [("rigid_body", b.name, rigid.POSITION_WIDTH, rigid.VELOCITY_WIDTH) for b in bodies], with_states
+    )
+    state_slices = {name: layout.states_of(name) for name, _ in with_states}
+    return {
+        "user_forces": UserForces(
+            np.array([k for k, _ in group], dtype=np.int64),
+            tuple(f.law for _, f in group),
+            tuple(np.array([marker_index[id(m)] for m in f.attached_markers()], dtype=np.int64) for _, f in group),
+            tuple(np.array([constraint_index[id(j)] for j in f.joints], dtype=np.int64) for _, f in group),
+            tuple(state_slices.get(f.name, slice(0, 0)) for _, f in group),
+        ),
+        "layout": layout,
+        "x0": np.concatenate([f.initial_states for _, f in group]) if group else np.zeros(0),
     }
 
 

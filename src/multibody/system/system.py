@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from multibody.model.forces.applied import LoadLaw
 from multibody.model.forces.expression import BoundLaw
 from multibody.model.functions import TimeFunction
+from multibody.system.layout import CoordinateLayout
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
@@ -153,6 +154,21 @@ class StateDependentLoads:
 
 
 @dataclass(frozen=True)
+class UserForces:
+    """Force elements with Python laws that may carry first-order states and read joint
+    multipliers (``multibody.model.forces.user.UserForce``)."""
+
+    element: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    law: tuple = ()
+    markers: tuple[IntArray, ...] = ()
+    """per element, the indices of the markers its law reads (its I and J markers first)"""
+    joints: tuple[IntArray, ...] = ()
+    """per element, the constraint elements whose multipliers its law reads"""
+    states: tuple[slice, ...] = ()
+    """per element, where its first-order states are in ``x``"""
+
+
+@dataclass(frozen=True)
 class RedundantRow:
     """A constraint row found linearly dependent on earlier rows at the input configuration."""
 
@@ -223,6 +239,11 @@ class System:
     """contact pairs, None when the model has none"""
     scene: str = field(default="", repr=False)
     """display description as JSON text (``multibody.system.scene``), empty when not compiled from a Model"""
+    user_forces: UserForces = field(default_factory=UserForces)
+    layout: CoordinateLayout | None = None
+    """the coordinate layout (``multibody.system.layout``); None only for hand-made Systems"""
+    x0: FloatArray = field(default_factory=lambda: np.zeros(0))
+    """(nx,) initial first-order states"""
 
     @cached_property
     def force_load_points(self) -> tuple[IntArray, IntArray, FloatArray, IntArray]:
@@ -249,6 +270,16 @@ class System:
     def n_velocities(self) -> int:
         """Number of velocity coordinates, 6 per body."""
         return 6 * self.n_bodies
+
+    @property
+    def n_states(self) -> int:
+        """Number of first-order states ``x``."""
+        return self.x0.size
+
+    @cached_property
+    def active_rows_of(self) -> tuple[IntArray, ...]:
+        """Per constraint element, the indices of its active rows (into ``rows`` and ``lambda``)."""
+        return tuple(np.flatnonzero(self.rows.element == k) for k in range(len(self.constraint_names)))
 
     @property
     def gruebler_dof(self) -> int:

@@ -260,3 +260,14 @@ def inverse_mass_blocks(mass: np.ndarray, inertia: np.ndarray) -> np.ndarray:
             blocks[b, k, k] = 1.0 / mass[b]
         blocks[b, 3:, 3:] = np.linalg.inv(inertia[b])
     return blocks
+
+
+@njit(cache=True)
+def normalized_positions(q: np.ndarray) -> np.ndarray:
+    """``q`` (7 nb,) with every body's Euler parameters projected back to unit norm."""
+    out = q.copy()
+    for b in range(q.size // 7):
+        scale = 1.0 / np.sqrt(q[7 * b + 3] ** 2 + q[7 * b + 4] ** 2 + q[7 * b + 5] ** 2 + q[7 * b + 6] ** 2)
+        for k in range(3, 7):
+            out[7 * b + k] *= scale
+    return out

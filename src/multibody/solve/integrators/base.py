@@ -84,4 +84,4 @@ class Statistics:
 
 def rms(x: FloatArray) -> float:
     """Root mean square over the components that count (all of ``x``)."""
-    return float(np.sqrt(np.mean(x * x))) if x.size else 0.0
+    return float(np.sqrt(np.dot(x, x) / x.size)) if x.size else 0.0
