@@ -173,6 +173,63 @@ def run_exudyn(n_links: int, t_end: float) -> Run:
     )
 
 
+def run_exudyn_planar(n_links: int, t_end: float) -> Run:
+    """Exudyn's fastest model of the same chain: planar RigidBody2D nodes and RevoluteJoint2D,
+    generalized-alpha, fixed step (as ``run_exudyn``)."""
+    import exudyn as exu
+    from exudyn.itemInterface import (
+        LoadMassProportional,
+        MarkerBodyMass,
+        MarkerBodyPosition,
+        NodeRigidBody2D,
+        ObjectGround,
+        ObjectRigidBody2D,
+        RevoluteJoint2D,
+        SensorBody,
+    )
+
+    mbs = exu.SystemContainer().AddSystem()
+    parent, parent_local = mbs.AddObject(ObjectGround()), [0.0, 0.0, 0.0]
+    for k in range(1, n_links + 1):
+        node = mbs.AddNode(NodeRigidBody2D(referenceCoordinates=[link_center(k)[0], 0.0, 0.0]))
+        link = mbs.AddObject(ObjectRigidBody2D(nodeNumber=node, mass=MASS, inertia=LINK_INERTIA[2]))
+        mbs.AddLoad(
+            LoadMassProportional(markerNumber=mbs.AddMarker(MarkerBodyMass(bodyNumber=link)), loadVector=[0, -GRAVITY, 0])
+        )
+        mbs.AddObject(
+            RevoluteJoint2D(
+                markerNumbers=[
+                    mbs.AddMarker(MarkerBodyPosition(bodyNumber=parent, localPosition=parent_local)),
+                    mbs.AddMarker(MarkerBodyPosition(bodyNumber=link, localPosition=[-LENGTH / 2, 0.0, 0.0])),
+                ]
+            )
+        )
+        if k == 1:
+            sensor = mbs.AddSensor(
+                SensorBody(bodyNumber=link, storeInternal=True, outputVariableType=exu.OutputVariableType.Position)
+            )
+        parent, parent_local = link, [LENGTH / 2, 0.0, 0.0]
+    mbs.Assemble()
+    settings = exu.SimulationSettings()
+    settings.timeIntegration.endTime = t_end
+    settings.timeIntegration.numberOfSteps = int(round(t_end / EXUDYN_STEP))
+    settings.timeIntegration.verboseMode = 0
+    settings.timeIntegration.generalizedAlpha.spectralRadius = EXUDYN_SPECTRAL_RADIUS
+    settings.linearSolver.solverType = exu.LinearSolverType.EigenSparse
+    settings.solution.file.write = False
+    settings.solution.sensors.writePeriod = OUTPUT_STEP
+    started = time.perf_counter()
+    mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha)
+    wall_time = time.perf_counter() - started
+    samples = np.asarray(mbs.GetSensorStoredData(sensor))
+    return Run(wall_time, settings.timeIntegration.numberOfSteps, samples[:, 0], link1_angle(samples[:, 1:4]))
+
+
+def growth_exponent(sizes: list[int], cost: list[float]) -> float:
+    """Least-squares slope of log(cost) against log(N): cost ~ N^slope."""
+    return float(np.polyfit(np.log(sizes), np.log(cost), 1)[0])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[2, 10, 50, 200], help="numbers of links N")
@@ -199,21 +256,29 @@ def main() -> None:
     header = f"{'N':>4} {'wall [s]':>9} {'us/step':>9} {'steps':>7} {'drift':>9} {f'angle {check_time:g}s':>9} {f'angle {t_end:g}s':>10}"
     if with_exudyn:
         header += f" | {'exu [s]':>8} {'us/step':>8} {'ours/exu':>8} {f'exu {check_time:g}s':>9} {f'exu {t_end:g}s':>9}"
+        header += f" | {'exu2D [s]':>9} {'ours/exu2D':>10}"
     print(header)
+    per_step: list[float] = []
     for n_links in args.sizes:
         ours = run_ours(n_links, t_end)
         row = (
             f"{n_links:>4} {ours.wall_time:>9.3f} {1e6 * ours.wall_time / ours.steps:>9.1f} {ours.steps:>7d} "
             f"{ours.energy_drift:>9.2e} {ours.angle_at(check_time):>9.5f} {ours.angle_at(t_end):>10.4f}"
         )
+        per_step.append(ours.wall_time / ours.steps)
         if with_exudyn:
             theirs = run_exudyn(n_links, t_end)
+            planar = run_exudyn_planar(n_links, t_end)
             row += (
                 f" | {theirs.wall_time:>8.3f} {1e6 * theirs.wall_time / theirs.steps:>8.1f} "
                 f"{ours.wall_time / theirs.wall_time:>8.2f} {theirs.angle_at(check_time):>9.5f} "
-                f"{theirs.angle_at(t_end):>9.4f}"
+                f"{theirs.angle_at(t_end):>9.4f} | {planar.wall_time:>9.3f} {ours.wall_time / planar.wall_time:>10.2f}"
             )
         print(row, flush=True)
+    large = [(n, cost) for n, cost in zip(args.sizes, per_step) if n >= 50]
+    if len(large) >= 2:
+        exponent = growth_exponent([n for n, _ in large], [cost for _, cost in large])
+        print(f"wall time per step grows as N^{exponent:.2f} for N >= 50 (target: N^1.1 or better)")
 
 
 if __name__ == "__main__":

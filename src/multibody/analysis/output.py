@@ -41,7 +41,7 @@ def output_frame(
     nb = system.n_bodies
     R_WB = frames.R_WB[:-1]
     a = acceleration.reshape(nb, 6)
-    force, torque = reactions(system, frames, lam)
+    force, torque = reactions(system, frames, lam, state.jacobian)
     j_marker = system.constraint_markers[:, 1]
     kinetic = formulation.kinetic_energy(motion)
     potential = formulation.potential_energy(frames, state.loads)

@@ -52,6 +52,8 @@ class Evaluation:
     """(nx,) the first-order states the loads were evaluated with"""
     lam: FloatArray | None
     """(m,) the multipliers the loads were evaluated with (None: zero)"""
+    jacobian: constraints.ConstraintJacobian
+    """``G`` as world coefficients of the rows' bodies (for reactions)"""
 
     @property
     def state_rate(self) -> FloatArray:
@@ -87,6 +89,8 @@ class CartesianFormulation:
         blocks[:, 3:, 3:] = system.inertia
         self.mass_matrix: Matrix = sp.block_diag(blocks, format="csr") if self.sparse else _block_diagonal(blocks)
         self._colors = _distance_two_coloring(system.adjacency)
+        self.reads_multipliers = any(joints.size for joints in system.user_forces.joints)
+        """Whether any load depends on the multipliers of the constraint rows."""
 
     # -- positions, velocities, forces ------------------------------------------------------
     def evaluate(
@@ -99,7 +103,7 @@ class CartesianFormulation:
         q = np.ascontiguousarray(q, dtype=float)
         v = np.ascontiguousarray(v, dtype=float)
         f, f_dot = constraints.driver_values(rows, t, 1)
-        p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, bias_WM_W, phi, nu, values, wrench = evaluate_rigid(
+        (p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, bias_WM_W, phi, nu, coefficients, values, wrench) = evaluate_rigid(
             q, v, s.marker_body, s.marker_position, s.marker_orientation, rows.kind, rows.i_marker, rows.j_marker,
             rows.i_axis, rows.j_axis, rows.parameter, f, f_dot, s.mass, s.inertia, s.gravity,
         )
@@ -108,11 +112,14 @@ class CartesianFormulation:
             v_WB_W, w_WB_W, kinematics.split_velocities(s, v)[1], v_WM_W, w_WB_W[s.marker_body], bias_WM_W
         )
         x = s.x0 if x is None else x
-        loads = forces.element_loads(s, frames, motion, x, lam)
         if len(s.force_names):
+            loads = forces.element_loads(s, frames, motion, x, lam)
             wrench += forces.generalized_element_forces(s, frames, loads)[:-1]
+        else:
+            loads = forces.NO_LOADS
         G = self.assembler.from_values(values)
-        return Evaluation(frames, motion, loads, wrench.reshape(-1), phi, G, nu, q, v, x, lam)
+        jacobian = constraints.ConstraintJacobian(coefficients[:, 0], coefficients[:, 1], coefficients[:, 2], coefficients[:, 3])
+        return Evaluation(frames, motion, loads, wrench.reshape(-1), phi, G, nu, q, v, x, lam, jacobian)
 
     def generalized_force(self, frames: Pose, motion: Twist, loads: forces.ElementLoads) -> FloatArray:
         """``Q`` (6 nb,): gravity, gyroscopic moments and force elements."""
@@ -256,11 +263,6 @@ class CartesianFormulation:
                     step = 1e-7 * (1.0 + abs(v[index]))
                     _, coupling.F_v[:, index] = column(step, v=v + step * unit)
         return coupling
-
-    @property
-    def reads_multipliers(self) -> bool:
-        """Whether any load depends on the multipliers of the constraint rows."""
-        return any(joints.size for joints in self.system.user_forces.joints)
 
 
 def _block_diagonal(blocks: FloatArray) -> FloatArray:

@@ -35,7 +35,7 @@ def evaluate_rigid(
     ``f``, ``f_dot`` (see ``constraints.row_kernels``).
 
     Returns ``(p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, bias_WM_W, phi, nu,
-    jacobian_values (m, 12), wrench (nb, 6))``.
+    body coefficients (m, 4, 3) (``rigid.body_coefficients``), jacobian_values (m, 12), wrench (nb, 6))``.
     """
     p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM = rigid.marker_frames(q, marker_body, marker_position, marker_orientation)
     v_WB_W, w_WB_W, v_WM_W = rigid.marker_twists(v, R_WB, marker_body, p_BM_W)
@@ -50,4 +50,4 @@ def evaluate_rigid(
             w_WB_B[b, k] = v[6 * b + 3 + k]
     wrench = np.zeros((nb, 6))
     rigid.inertial_forces(mass, inertia, gravity, w_WB_B, wrench)
-    return p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, bias_WM_W, phi, nu, values, wrench
+    return p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, bias_WM_W, phi, nu, coefficients, values, wrench

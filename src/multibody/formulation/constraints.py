@@ -244,7 +244,7 @@ def driver_values(rows: ConstraintRows, t: float, order: int) -> tuple[FloatArra
     ``t`` [s] as (m,) arrays, zero for the other rows; each driver function is called once."""
     m = len(rows)
     values = tuple(np.zeros(m) for _ in range(order + 1))
-    for r in rows.driver_rows:
+    for r in rows.driver_rows:  # user functions of time: one Python call each
         function = rows.driver[r]
         values[0][r] = function.value(t)
         values[1][r] = function.derivative(t)

@@ -48,6 +48,15 @@ class ElementLoads:
         return self.input_power - self.dissipated_power
 
 
+def _read_only(array: FloatArray) -> FloatArray:
+    array.flags.writeable = False
+    return array
+
+
+NO_LOADS = ElementLoads(_read_only(np.zeros((0, 3))), _read_only(np.zeros((0, 3))), _read_only(np.zeros(0)), 0.0, 0.0, 0.0, _read_only(np.zeros(0)))
+"""The loads of a model without force elements (and so without first-order states)."""
+
+
 def _dot(a: FloatArray, b: FloatArray) -> FloatArray:
     return np.einsum("ij,ij->i", a, b)
 

@@ -144,7 +144,8 @@ class _FrameBuffer:
 
     def append(self, frame: Mapping[str, npt.ArrayLike]) -> None:
         """Check the frame's keys and shapes against the layout and store a copy."""
-        self._layout.check_keys(frame.keys(), "frame keys")
+        if frame.keys() != self._frame_shapes.keys():
+            self._layout.check_keys(frame.keys(), "frame keys")
         values = {key: np.asarray(frame[key], dtype=np.float64) for key in self._frame_shapes}
         for key, frame_shape in self._frame_shapes.items():
             if values[key].shape != frame_shape:
