@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from multibody.formulation import constraints, forces
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
+from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation import frames as kinematics
 from multibody.formulation.frames import Pose, Twist
 from multibody.spatial.rotations import FloatArray, cross
@@ -79,6 +80,7 @@ class CartesianFormulation:
     """The Cartesian equations of ``system``; holds only layouts fixed at construction."""
 
     def __init__(self, system: System, rows: ConstraintRows | None = None) -> None:
+        announce_first_compilation()
         self.system = system
         self.rows = system.rows if rows is None else rows
         n_unknowns = system.n_velocities + len(self.rows)

@@ -9,6 +9,7 @@ import numpy as np
 
 from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
+from multibody.formulation.compilation import announce_first_compilation
 from multibody.spatial import rotations
 from multibody.formulation.constraints import JacobianAssembler, position_level
 from multibody.model.body import RigidBody
@@ -50,6 +51,7 @@ class RedundantConstraintWarning(UserWarning):
 
 def compile_model(model: Model) -> System:
     """Freeze ``model`` into a ``System`` (see ``multibody.system.system``)."""
+    announce_first_compilation()
     bodies = list(model.bodies.values())
     body_index = {id(body): k for k, body in enumerate(bodies)}
     body_index[id(model.ground)] = -1
