@@ -58,6 +58,14 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+@njit(cache=True, inline="always")
+def _cross_to(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """``out = a x b`` without allocating (for the per-row loops)."""
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
 @njit(cache=True)
 def row_kernels(
     kind: np.ndarray,
@@ -80,13 +88,17 @@ def row_kernels(
     phi = np.zeros(m)
     nu = np.zeros(m)
     a = np.zeros((m, 4, 3))
+    d = np.empty(3)
+    first = np.empty(3)
+    second = np.empty(3)
     for r in range(m):
         I, J = i_marker[r], j_marker[r]
         u_I = R_WM[I, :, max(i_axis[r], 0)]
         u_J = R_WM[J, :, max(j_axis[r], 0)]
         x_J = R_WM[J, :, 0]
         y_J = R_WM[J, :, 1]
-        d = p_WM_W[I] - p_WM_W[J]
+        for k in range(3):
+            d[k] = p_WM_W[I, k] - p_WM_W[J, k]
         k = kind[r]
         if k == COINCIDENT:
             axis = j_axis[r]
@@ -95,51 +107,61 @@ def row_kernels(
             a[r, 2, axis] = -1.0
         elif k == PERPENDICULAR:
             phi[r] = _dot(u_I, u_J)
-            g = _cross(u_I, u_J)
-            a[r, 1] = g
-            a[r, 3] = -g
+            _cross_to(u_I, u_J, first)
+            for n in range(3):
+                a[r, 1, n] = first[n]
+                a[r, 3, n] = -first[n]
         elif k == IN_PLANE or k == TRANSLATION_DRIVER:
             # u_J . d with u_J turning with J: d/dt = u_J . (v_I - v_J) + w_J . (u_J x d)
             phi[r] = _dot(u_J, d)
             if k == TRANSLATION_DRIVER:
                 phi[r] -= f[r]
                 nu[r] = f_dot[r]
-            a[r, 0] = u_J
-            a[r, 2] = -u_J
-            a[r, 3] = _cross(u_J, d)
+            _cross_to(u_J, d, first)
+            for n in range(3):
+                a[r, 0, n] = u_J[n]
+                a[r, 2, n] = -u_J[n]
+                a[r, 3, n] = first[n]
         elif k == DISTANCE:
             length = np.sqrt(_dot(d, d))
             phi[r] = length - parameter[r]
-            a[r, 0] = d / length
-            a[r, 2] = -d / length
-        elif k == ROTATION_DRIVER:
-            # sin(theta - f), theta the angle of x_I from x_J about z_J
-            sine, cosine = _dot(u_I, y_J), _dot(u_I, x_J)
-            c, s = np.cos(f[r]), np.sin(f[r])
-            phi[r] = c * sine - s * cosine
-            nu[r] = f_dot[r] * (s * sine + c * cosine)
-            g = c * _cross(u_I, y_J) - s * _cross(u_I, x_J)
-            a[r, 1] = g
-            a[r, 3] = -g
-        elif k == CONSTANT_VELOCITY:
-            y_I = R_WM[I, :, 1]
-            phi[r] = _dot(u_I, u_J) + _dot(y_I, x_J)
-            g = _cross(u_I, u_J) + _cross(y_I, x_J)
-            a[r, 1] = g
-            a[r, 3] = -g
-        elif k == SCREW:
-            # sin(theta - f) with f = 2 pi (z_J . d) / pitch following the translation
-            turns_per_length = 2.0 * np.pi / parameter[r]
-            angle = turns_per_length * _dot(u_J, d)
+            for n in range(3):
+                a[r, 0, n] = d[n] / length
+                a[r, 2, n] = -d[n] / length
+        elif k == ROTATION_DRIVER or k == SCREW:
+            # sin(theta - f), theta the angle of x_I from x_J about z_J; a screw's f = 2 pi (z_J . d) / pitch
+            # follows the translation
+            if k == SCREW:
+                turns_per_length = 2.0 * np.pi / parameter[r]
+                angle = turns_per_length * _dot(u_J, d)
+            else:
+                angle = f[r]
             sine, cosine = _dot(u_I, y_J), _dot(u_I, x_J)
             c, s = np.cos(angle), np.sin(angle)
             phi[r] = c * sine - s * cosine
-            along = -(s * sine + c * cosine) * turns_per_length
-            g = c * _cross(u_I, y_J) - s * _cross(u_I, x_J)
-            a[r, 0] = along * u_J
-            a[r, 1] = g
-            a[r, 2] = -along * u_J
-            a[r, 3] = along * _cross(u_J, d) - g
+            _cross_to(u_I, y_J, first)
+            _cross_to(u_I, x_J, second)
+            for n in range(3):
+                g = c * first[n] - s * second[n]
+                a[r, 1, n] = g
+                a[r, 3, n] = -g
+            if k == ROTATION_DRIVER:
+                nu[r] = f_dot[r] * (s * sine + c * cosine)
+            else:
+                along = -(s * sine + c * cosine) * turns_per_length
+                _cross_to(u_J, d, first)
+                for n in range(3):
+                    a[r, 0, n] = along * u_J[n]
+                    a[r, 2, n] = -along * u_J[n]
+                    a[r, 3, n] += along * first[n]
+        elif k == CONSTANT_VELOCITY:
+            y_I = R_WM[I, :, 1]
+            phi[r] = _dot(u_I, u_J) + _dot(y_I, x_J)
+            _cross_to(u_I, u_J, first)
+            _cross_to(y_I, x_J, second)
+            for n in range(3):
+                a[r, 1, n] = first[n] + second[n]
+                a[r, 3, n] = -first[n] - second[n]
     return phi, nu, a
 
 
