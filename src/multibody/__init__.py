@@ -95,7 +95,7 @@ _EXPORTS: dict[str, str] = {
 }
 """Public name -> the module that defines it (a submodule of that module for ``functions``)."""
 
-__all__ = sorted(_EXPORTS)
+__all__ = list(_EXPORTS)
 
 
 def __getattr__(name: str) -> object:

@@ -152,7 +152,7 @@ class _Panels:
         width = self.next_width
         while True:
             half = 0.5 * width
-            g_x = chebyshev.chebinterpolate(lambda x: self._sample(start + half * (x + 1.0)), CumulativeIntegral.DEGREE)
+            g_x = chebyshev.chebinterpolate(self._sample, CumulativeIntegral.DEGREE, args=(start, half))
             self.scale = max(self.scale, float(np.max(np.abs(g_x))))
             tail = float(np.max(np.abs(g_x[-3:])))
             converged = tail <= CumulativeIntegral.RELATIVE_TOLERANCE * self.scale
@@ -167,9 +167,10 @@ class _Panels:
         self.edges.append(start + width)
         self.next_width = 2.0 * width
 
-    def _sample(self, t: np.ndarray) -> np.ndarray:
-        """``g`` at the panel nodes ``t`` [s]: one call on the array, or one per node for a user
-        function that only takes floats."""
+    def _sample(self, x: np.ndarray, start: float, half_width: float) -> np.ndarray:
+        """``g`` at the nodes ``x`` in [-1, 1] of the panel from ``start`` [s], ``2 half_width`` wide:
+        one call on the array, or one per node for a user function that only takes floats."""
+        t = start + half_width * (x + 1.0)
         try:
             return np.broadcast_to(np.asarray(self.g(t), dtype=float), t.shape)
         except (TypeError, ValueError):
