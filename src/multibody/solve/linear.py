@@ -201,20 +201,25 @@ def _dependent_rows_dense(G: NDArray[np.float64], tolerance: float) -> list[Depe
 
 def _last_spanning_rows(Y: NDArray[np.float64]) -> NDArray[np.int64]:
     """Indices, increasing, of the rows of ``Y`` (m x k, rank k) picked from the last row backwards
-    whenever a row adds to the rank of those picked (Gram-Schmidt on k-vectors)."""
+    whenever a row adds to the rank of those picked (Gram-Schmidt on k-vectors, twice).
+
+    A row adds to the rank when its part orthogonal to the rows picked exceeds sqrt(eps) times
+    the largest row (round-off of ``Y`` is far below); should that pick fewer than k rows (an
+    ill-conditioned ``Y``), the scan is repeated down to the round-off itself.
+    """
     m, k = Y.shape
-    basis = np.zeros((k, k))
-    picked: list[int] = []
-    threshold = np.sqrt(np.finfo(float).eps) * float(np.max(np.linalg.norm(Y, axis=1)))
-    for row in range(m - 1, -1, -1):
-        y = Y[row]
-        B = basis[: len(picked)]
-        residual = y - B.T @ (B @ y)
-        residual -= B.T @ (B @ residual)
-        remainder = float(np.linalg.norm(residual))
-        if remainder > threshold:
-            basis[len(picked)] = residual / remainder
-            picked.append(row)
-            if len(picked) == k:
-                break
-    return np.array(sorted(picked), dtype=np.int64)
+    scale = float(np.max(np.linalg.norm(Y, axis=1), initial=0.0))
+    for threshold in (np.sqrt(np.finfo(float).eps) * scale, 16.0 * np.finfo(float).eps * scale):
+        basis = np.zeros((k, k))
+        picked: list[int] = []
+        for row in range(m - 1, -1, -1):
+            B = basis[: len(picked)]
+            residual = Y[row] - B.T @ (B @ Y[row])
+            residual -= B.T @ (B @ residual)
+            remainder = float(np.linalg.norm(residual))
+            if remainder > threshold:
+                basis[len(picked)] = residual / remainder
+                picked.append(row)
+                if len(picked) == k:
+                    return np.array(sorted(picked), dtype=np.int64)
+    raise SingularMatrixError(f"the left null space of rank {k} is spanned by only {len(picked)} rows")

@@ -9,10 +9,8 @@ evaluation costs a polynomial evaluation instead of a quadrature from 0 to t.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
 
 import numpy as np
-import numpy.typing as npt
 from numpy.polynomial import chebyshev
 
 from multibody.model.functions import Evaluated, TimeFunction, Times
@@ -63,22 +61,23 @@ class CumulativeIntegral:
     Chebyshev series of degree ``DEGREE`` and integrated exactly. A panel is halved until the
     last coefficients of its series fall below ``RELATIVE_TOLERANCE`` times the largest
     coefficient met so far (error of the integral about that fraction of |g| times the panel
-    width), or until it is ``MINIMUM_WIDTH`` (1 + |t|) wide (a kink or jump of ``g``: the
-    error is then below the jump times that width squared). The next panel starts twice as
-    wide as the last one accepted. Panels are appended when a later time is asked for; the
-    panels do not depend on the order of the requests, so neither do the values.
+    width), or until it is ``MINIMUM_WIDTH`` (1 + |t|) wide: at a jump of ``g`` the error is
+    then below the jump times that width, at a kink below the change of slope times its
+    square. The next panel starts twice as wide as the last one accepted. Panels are appended
+    when a later time is asked for; the panels do not depend on the order of the requests, so
+    neither do the values.
     """
 
     DEGREE = 16
     RELATIVE_TOLERANCE = 1e-14
-    MINIMUM_WIDTH = 1e-7
+    MINIMUM_WIDTH = 1e-10
     """[s] per second of |t|"""
     FIRST_WIDTH = 0.5
     """[s]"""
 
     def __init__(self, g: TimeFunction) -> None:
-        self._forward = _Panels(g.value)
-        self._backward = _Panels(lambda u: g.value(-u))
+        self._forward = _Panels(g, 1.0)
+        self._backward = _Panels(g, -1.0)
 
     def first(self, t: Times) -> np.ndarray:
         """``integral_0^t g(s) ds`` for times ``t`` [s] (an array shaped like ``t``)."""
@@ -106,10 +105,12 @@ class CumulativeIntegral:
 
 
 class _Panels:
-    """Chebyshev panels from 0 forward covering ``integral_0^t g`` and its integral, for t >= 0."""
+    """Chebyshev panels from 0 covering ``integral_0^u g(direction s) ds`` and its integral, for
+    u >= 0 (``direction`` -1: the panels of negative times)."""
 
-    def __init__(self, g: Callable[[np.ndarray], npt.ArrayLike]) -> None:
+    def __init__(self, g: TimeFunction, direction: float) -> None:
         self.g = g
+        self.direction = direction
         self.edges = [0.0]
         self.first: list[np.ndarray] = []
         """per panel, Chebyshev coefficients (on [-1, 1]) of I1 across the panel"""
@@ -170,11 +171,11 @@ class _Panels:
     def _sample(self, x: np.ndarray, start: float, half_width: float) -> np.ndarray:
         """``g`` at the nodes ``x`` in [-1, 1] of the panel from ``start`` [s], ``2 half_width`` wide:
         one call on the array, or one per node for a user function that only takes floats."""
-        t = start + half_width * (x + 1.0)
+        t = self.direction * (start + half_width * (x + 1.0))
         try:
-            return np.broadcast_to(np.asarray(self.g(t), dtype=float), t.shape)
+            return np.broadcast_to(np.asarray(self.g.value(t), dtype=float), t.shape)
         except (TypeError, ValueError):
-            return np.array([float(self.g(float(time))) for time in t])
+            return np.array([self.g.value(float(time)) for time in t])
 
     @staticmethod
     def _end_value(panels: list[np.ndarray]) -> float:
