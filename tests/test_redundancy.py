@@ -186,11 +186,6 @@ def test_nearly_coaxial_hinges_assemble_or_raise_an_assembly_error() -> None:
             assert "'upper_hinge'" in str(error) and "'lower_hinge'" in str(error)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=mb.AssemblyError,
-    reason="core bug: redundancy is judged at the unassembled input configuration, here a dead centre",
-)
 def test_constraint_dependent_only_at_the_input_dead_centre_is_not_removed() -> None:
     """A pendulum (pivot at the origin, tip 1 m out along x) tethered by a Distance of 1.2 m to a
     ground post at (2, 0, 0). The model is consistent (the tip reaches the 1.2 m circle at

@@ -1,145 +1,116 @@
 """multibody: dynamics of mechanical multibody systems.
 
 The public face: re-exports only, no logic. See README.md for a quick start.
+
+Names load on first use (PEP 562 module ``__getattr__``): ``import multibody`` imports no
+numerical library, so command lines and notebooks start fast; ``mb.dynamics`` imports the
+analysis (and scipy) the first time it is read. ``dir(multibody)`` lists every public name.
 """
 
-from multibody.analysis.assemble import assemble
-from multibody.analysis.dynamics import dynamics
-from multibody.analysis.errors import AnalysisError, AssemblyError
-from multibody.analysis.events import ImpactRecord, impact_log
-from multibody.analysis.impact import Collision, Impact, impact
-from multibody.analysis.inverse import InverseDynamics, inverse_dynamics
-from multibody.analysis.kinematics import kinematics
-from multibody.analysis.linearize import MovingOperatingPointWarning, linearize
-from multibody.analysis.statics import UnstableEquilibriumWarning, quasi_statics, statics
-from multibody.formulation.state import State
-from multibody.io.adm import AdmError, read_adm
-from multibody.model import functions
-from multibody.model.body import Ground, RigidBody
-from multibody.model.contact import PointPlaneContact, SpherePlaneContact, SphereSphereContact
-from multibody.model.element import ModelError
-from multibody.model.forces import Bushing, MarkerState, PointForce, PointTorque, SpringDamper, TorsionSpring
-from multibody.model.forces.expression import StateDependentLoad
-from multibody.model.forces.user import UserForce, UserForceInput
-from multibody.model.functions import (
-    Constant,
-    CubicSpline,
-    Harmonic,
-    PiecewiseLinear,
-    Polynomial,
-    Ramp,
-    Step,
-)
-from multibody.model.geometry import Box, Capsule, Cylinder, Ellipsoid, Frustum, Link, Mesh, Sphere
-from multibody.model.joints import (
-    AtPoint,
-    ConstantVelocity,
-    Cylindrical,
-    Distance,
-    Fixed,
-    Hooke,
-    InLine,
-    InPlane,
-    Orientation,
-    ParallelAxes,
-    Perpendicular,
-    Planar,
-    Revolute,
-    Screw,
-    Spherical,
-    Translational,
-    Universal,
-)
-from multibody.model.marker import Marker
-from multibody.model.model import Model
-from multibody.model.motion import Motion
-from multibody.results import Results
-from multibody.results.linear import LinearModel, Modes
-from multibody.system.compile import RedundantConstraintWarning
-from multibody.system.system import System
-from multibody.viz import animate, export_gltf, plot, report
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "AdmError",
-    "AnalysisError",
-    "AssemblyError",
-    "AtPoint",
-    "Box",
-    "Bushing",
-    "Capsule",
-    "Collision",
-    "Constant",
-    "ConstantVelocity",
-    "CubicSpline",
-    "Cylinder",
-    "Cylindrical",
-    "Distance",
-    "Ellipsoid",
-    "Fixed",
-    "Frustum",
-    "Ground",
-    "Harmonic",
-    "Hooke",
-    "Impact",
-    "ImpactRecord",
-    "InLine",
-    "InPlane",
-    "InverseDynamics",
-    "LinearModel",
-    "Link",
-    "Marker",
-    "MarkerState",
-    "Mesh",
-    "Model",
-    "ModelError",
-    "Modes",
-    "Motion",
-    "MovingOperatingPointWarning",
-    "Orientation",
-    "ParallelAxes",
-    "Perpendicular",
-    "PiecewiseLinear",
-    "Planar",
-    "PointForce",
-    "PointPlaneContact",
-    "PointTorque",
-    "Polynomial",
-    "Ramp",
-    "RedundantConstraintWarning",
-    "Results",
-    "Revolute",
-    "RigidBody",
-    "Screw",
-    "Sphere",
-    "SpherePlaneContact",
-    "SphereSphereContact",
-    "Spherical",
-    "SpringDamper",
-    "State",
-    "StateDependentLoad",
-    "UserForce",
-    "UserForceInput",
-    "Step",
-    "System",
-    "TorsionSpring",
-    "Translational",
-    "Universal",
-    "UnstableEquilibriumWarning",
-    "animate",
-    "assemble",
-    "dynamics",
-    "export_gltf",
-    "functions",
-    "impact",
-    "impact_log",
-    "inverse_dynamics",
-    "kinematics",
-    "linearize",
-    "plot",
-    "quasi_statics",
-    "read_adm",
-    "report",
-    "statics",
-]
+_EXPORTS: dict[str, str] = {
+    "AdmError": "multibody.io.adm",
+    "AnalysisError": "multibody.analysis.errors",
+    "animate": "multibody.viz",
+    "assemble": "multibody.analysis.assemble",
+    "AssemblyError": "multibody.analysis.errors",
+    "AtPoint": "multibody.model.joints",
+    "Box": "multibody.model.geometry",
+    "Bushing": "multibody.model.forces",
+    "Capsule": "multibody.model.geometry",
+    "Collision": "multibody.analysis.impact",
+    "Constant": "multibody.model.functions",
+    "ConstantVelocity": "multibody.model.joints",
+    "CubicSpline": "multibody.model.functions",
+    "Cylinder": "multibody.model.geometry",
+    "Cylindrical": "multibody.model.joints",
+    "Distance": "multibody.model.joints",
+    "dynamics": "multibody.analysis.dynamics",
+    "Ellipsoid": "multibody.model.geometry",
+    "export_gltf": "multibody.viz",
+    "Fixed": "multibody.model.joints",
+    "Frustum": "multibody.model.geometry",
+    "functions": "multibody.model",
+    "Ground": "multibody.model.body",
+    "Harmonic": "multibody.model.functions",
+    "Hooke": "multibody.model.joints",
+    "Impact": "multibody.analysis.impact",
+    "impact": "multibody.analysis.impact",
+    "impact_log": "multibody.analysis.events",
+    "ImpactRecord": "multibody.analysis.events",
+    "InLine": "multibody.model.joints",
+    "InPlane": "multibody.model.joints",
+    "inverse_dynamics": "multibody.analysis.inverse",
+    "InverseDynamics": "multibody.analysis.inverse",
+    "kinematics": "multibody.analysis.kinematics",
+    "linearize": "multibody.analysis.linearize",
+    "LinearModel": "multibody.results.linear",
+    "Link": "multibody.model.geometry",
+    "Marker": "multibody.model.marker",
+    "MarkerState": "multibody.model.forces",
+    "Mesh": "multibody.model.geometry",
+    "Model": "multibody.model.model",
+    "ModelError": "multibody.model.element",
+    "Modes": "multibody.results.linear",
+    "Motion": "multibody.model.motion",
+    "MovingOperatingPointWarning": "multibody.analysis.linearize",
+    "Orientation": "multibody.model.joints",
+    "ParallelAxes": "multibody.model.joints",
+    "Perpendicular": "multibody.model.joints",
+    "PiecewiseLinear": "multibody.model.functions",
+    "Planar": "multibody.model.joints",
+    "plot": "multibody.viz",
+    "PointForce": "multibody.model.forces",
+    "PointPlaneContact": "multibody.model.contact",
+    "PointTorque": "multibody.model.forces",
+    "Polynomial": "multibody.model.functions",
+    "quasi_statics": "multibody.analysis.statics",
+    "Ramp": "multibody.model.functions",
+    "read_adm": "multibody.io.adm",
+    "RedundantConstraintWarning": "multibody.system.compile",
+    "report": "multibody.viz",
+    "Results": "multibody.results",
+    "Revolute": "multibody.model.joints",
+    "RigidBody": "multibody.model.body",
+    "Screw": "multibody.model.joints",
+    "Sphere": "multibody.model.geometry",
+    "SpherePlaneContact": "multibody.model.contact",
+    "SphereSphereContact": "multibody.model.contact",
+    "Spherical": "multibody.model.joints",
+    "SpringDamper": "multibody.model.forces",
+    "State": "multibody.formulation.state",
+    "StateDependentLoad": "multibody.model.forces.expression",
+    "statics": "multibody.analysis.statics",
+    "Step": "multibody.model.functions",
+    "System": "multibody.system.system",
+    "TorsionSpring": "multibody.model.forces",
+    "Translational": "multibody.model.joints",
+    "Universal": "multibody.model.joints",
+    "UserForce": "multibody.model.forces.user",
+    "UserForceInput": "multibody.model.forces.user",
+    "UnstableEquilibriumWarning": "multibody.analysis.statics",
+}
+"""Public name -> the module that defines it (a submodule of that module for ``functions``)."""
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> object:
+    """Import the module that defines the public name ``name`` on first use, then cache it."""
+    try:
+        module_name = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'multibody' has no attribute '{name}'") from None
+    module = importlib.import_module(module_name)
+    value = getattr(module, name) if hasattr(module, name) else importlib.import_module(f"{module_name}.{name}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 
 from multibody.analysis.impact import impulse_response
 from multibody.analysis.output import output_frame
@@ -210,6 +209,8 @@ class EventDrivenIntegrator:
     def _root(self, pair: int, t_a: float, t_b: float, value_a: float) -> float:
         if value_a <= 0.0:
             return t_a
+        from scipy.optimize import brentq  # heavy: loaded when first used
+
         return float(brentq(lambda t: self._event_values(t)[pair], t_a, t_b, xtol=TIME_TOLERANCE))
 
     # -- applying events ----------------------------------------------------------------------

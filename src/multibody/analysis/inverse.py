@@ -19,7 +19,6 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-import h5py
 import numpy as np
 
 from multibody.analysis.errors import AnalysisError
@@ -68,6 +67,8 @@ class InverseDynamics:
     def save(self, path: str | os.PathLike[str], group: str = "inverse") -> None:
         """Add ``motion_names``, ``effort`` and ``power`` to ``group`` of the HDF5 file ``path``
         (e.g. the results file the run streamed to); an existing group is replaced."""
+        import h5py  # heavy: loaded when first used
+
         with h5py.File(path, "a") as file:
             if group in file:
                 del file[group]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 from threadpoolctl import threadpool_limits
-from tqdm.auto import tqdm
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.errors import AnalysisError
@@ -72,6 +71,8 @@ def _run(
 ) -> None:
     """Solve and append one frame per output time."""
     dissipated, input_work, previous_power, previous_t = 0.0, 0.0, None, 0.0
+    from tqdm.auto import tqdm  # heavy: loaded when first used
+
     for t in tqdm(times, disable=not progress, desc=f"kinematics {system.name}"):
         q = _positions(system, form, q, float(t), tolerance)
         _, G, nu = form.constraint_residual(q, float(t))

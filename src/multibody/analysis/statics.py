@@ -30,7 +30,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as la
 from threadpoolctl import threadpool_limits
-from tqdm.auto import tqdm
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.errors import AnalysisError
@@ -345,6 +344,8 @@ def quasi_statics(
             "unstable_frames": 0,
         }
         with ResultsWriter(output, results_layout(system, "quasi_statics")) as writer:
+            from tqdm.auto import tqdm  # heavy: loaded when first used
+
             for t in tqdm(times, disable=not progress, desc=f"quasi-statics {system.name}"):
                 try:
                     found = equilibrium(system, q, float(t), lam, tolerance, max_iterations)

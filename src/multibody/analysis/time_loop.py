@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from multibody.analysis.errors import AnalysisError
 from multibody.results import Results, ResultsLayout, ResultsWriter
@@ -52,6 +51,8 @@ def integrate_to_output(
         return {**stats(), "final_time": integrator.t, "wall_time": wallclock.perf_counter() - started}
 
     writer = ResultsWriter(output, layout)
+    from tqdm.auto import tqdm  # heavy: loaded when first used
+
     bar = tqdm(
         total=t_end - t0,
         unit="s",

@@ -18,7 +18,6 @@ import numbers
 
 import numpy as np
 import numpy.typing as npt
-from scipy import interpolate
 
 Times = npt.ArrayLike
 """Time [s]: a float, or an array-like of times of any shape."""
@@ -253,6 +252,8 @@ class CubicSpline(TimeFunction):
         self.times, self.values = _validated_samples("CubicSpline", times, values)
         self.boundary = boundary
         extrapolation = "periodic" if boundary == "periodic" else True
+        from scipy import interpolate  # heavy: loaded when first used
+
         self._spline = interpolate.CubicSpline(self.times, self.values, bc_type=boundary, extrapolate=extrapolation)
         self._spline_derivative = self._spline.derivative(1)
         self._spline_second_derivative = self._spline.derivative(2)

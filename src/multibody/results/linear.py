@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-import h5py
 import numpy as np
 import numpy.typing as npt
 
@@ -147,6 +146,8 @@ class LinearModel:
     def save(self, path: str | os.PathLike[str], group: str = "linear") -> None:
         """Write the model to ``group`` of the HDF5 file ``path`` (created if missing; an
         existing group of that name is replaced, the rest of the file kept)."""
+        import h5py  # heavy: loaded when first used
+
         with h5py.File(path, "a") as file:
             if group in file:
                 del file[group]
@@ -161,6 +162,8 @@ class LinearModel:
     @staticmethod
     def load(path: str | os.PathLike[str], group: str = "linear") -> LinearModel:
         """Read a model written by :meth:`save`."""
+        import h5py  # heavy: loaded when first used
+
         with h5py.File(path, "r") as file:
             if group not in file:
                 raise KeyError(f"{path}: no group '{group}' holding a linear model")

@@ -49,7 +49,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
-import h5py
 import numpy as np
 import numpy.typing as npt
 
@@ -78,6 +77,8 @@ class _ResultsFile:
     """An open HDF5 results file being written: layout on creation, then rows, then a status."""
 
     def __init__(self, path: str | os.PathLike[str], layout: ResultsLayout) -> None:
+        import h5py  # heavy: loaded when first used
+
         self._file = h5py.File(path, "w")
         self._frame_count = 0
         attrs = self._file.attrs
@@ -289,6 +290,8 @@ def load_results(path: str | os.PathLike[str]) -> Results:
     A partial file (status "running", "failed" or "interrupted") gives the frames that had
     been flushed.
     """
+    import h5py  # heavy: loaded when first used
+
     with h5py.File(path, "r") as file:
         version = file.attrs.get("format_version")
         if version != FORMAT_VERSION:

@@ -10,6 +10,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from numpy.typing import NDArray
+from scipy.sparse.csgraph import connected_components
 
 Matrix = NDArray[np.float64] | sp.spmatrix
 
@@ -74,41 +75,159 @@ class DependentRow:
     depends_on: tuple[int, ...]
 
 
-def dependent_rows(matrix: Matrix, tolerance: float = 1e-9) -> list[DependentRow]:
+PEEL_SINGULAR_VALUE = 1e-6
+"""Rows are set aside as independent when their block on a column group, each row scaled to unit
+norm, has no singular value below this (then none of them is within this of the others' span)."""
+
+
+def dependent_rows(
+    matrix: Matrix, tolerance: float = 1e-9, column_groups: NDArray[np.int64] | None = None
+) -> list[DependentRow]:
     """Rows of ``matrix`` that are linear combinations of the rows before them, in order.
 
-    A pivoted QR first tells whether there are any (the usual answer, no, costs one
-    factorization). Otherwise Gram-Schmidt in row order (with one re-orthogonalization pass)
-    keeps the model order: row ``k`` is dependent when its part orthogonal to the earlier
-    independent rows is below ``tolerance`` times its norm. It depends on the earlier
-    independent rows with a coefficient above ``tolerance`` in the least-squares combination.
+    Row ``k`` is dependent when the rank of rows ``0..k`` equals that of rows ``0..k-1``; it
+    depends on the earlier independent rows whose coefficient in the (unique) combination,
+    rows scaled to unit norm, exceeds ``tolerance``. Rank is judged on rows scaled to unit
+    norm: a row whose part orthogonal to the others is below ``tolerance`` counts as dependent.
+
+    The cost is one factorization, not one solve per row, and sparse structure is used:
+
+    1. Peeling (``column_groups`` labels each column, e.g. with the body owning it): when all the
+       rows touching a group of columns have full row rank on those columns, they are
+       independent of every other row and do not change which other rows are dependent; set
+       them aside and repeat. A tree of joints peels away completely from its leaves.
+    2. The rows left (the closed loops) split into blocks that share no column; each block is
+       factorized densely (``_dependent_rows_dense``: a pivoted QR, then the left null space
+       read in row order).
     """
-    G = to_dense(matrix)
+    G = sp.csr_matrix(matrix, copy=True)
+    G.eliminate_zeros()  # structural zeros would couple rows that share no value
     m = G.shape[0]
     if m == 0:
         return []
-    norms = np.linalg.norm(G, axis=1)
-    if np.all(norms > 0.0):
-        R = la.qr((G / norms[:, None]).T, mode="r", pivoting=True, check_finite=False)[0]
-        if m <= min(R.shape) and abs(R[m - 1, m - 1]) > tolerance * abs(R[0, 0]):
-            return []
-    basis = np.zeros((m, G.shape[1]))
-    n_basis = 0
-    independent: list[int] = []
-    found = []
-    for row, g in enumerate(G):
-        B = basis[:n_basis]
-        residual = g - B.T @ (B @ g)
-        residual -= B.T @ (B @ residual)
-        remainder = np.linalg.norm(residual)
-        if remainder > tolerance * max(norms[row], 1e-300):
-            basis[n_basis] = residual / remainder
-            n_basis += 1
-            independent.append(row)
+    groups = np.zeros(G.shape[1], dtype=np.int64) if column_groups is None else np.asarray(column_groups)
+    remaining = _peel_independent_rows(G, groups) if column_groups is not None else np.arange(m)
+    if remaining.size == 0:
+        return []
+    core = G[remaining]
+    columns = np.unique(core.indices)
+    core = core[:, columns]
+    # Blocks of rows coupled through shared columns (the bipartite graph rows - columns).
+    n_core = core.shape[0]
+    coupling = sp.bmat([[None, core != 0], [(core != 0).T, None]], format="csr")
+    _, label = connected_components(coupling, directed=False)
+    found: list[DependentRow] = []
+    for block in np.unique(label[:n_core]):
+        rows = np.flatnonzero(label[:n_core] == block)
+        block_matrix = core[rows]
+        block_columns = np.unique(block_matrix.indices)
+        dense = block_matrix[:, block_columns].toarray()
+        for dependent in _dependent_rows_dense(dense, tolerance):
+            found.append(
+                DependentRow(
+                    int(remaining[rows[dependent.row]]),
+                    tuple(int(remaining[rows[r]]) for r in dependent.depends_on),
+                )
+            )
+    return sorted(found, key=lambda d: d.row)
+
+
+def _peel_independent_rows(G: sp.csr_matrix, groups: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Indices of the rows of ``G`` left after setting aside, repeatedly, the rows that touch a
+    column group on which they have full row rank (see ``dependent_rows``)."""
+    m = G.shape[0]
+    entry_row = np.repeat(np.arange(m), np.diff(G.indptr))
+    norms = np.sqrt(np.bincount(entry_row, G.data**2, minlength=m))
+    entry_group = groups[G.indices]
+    n_groups = int(groups.max(initial=-1)) + 1
+    group_size = np.bincount(groups, minlength=n_groups)
+    first_column = np.concatenate([[0], np.cumsum(group_size)])
+    column_order = np.argsort(groups, kind="stable")
+    local_column = np.empty_like(column_order)
+    local_column[column_order] = np.arange(column_order.size) - first_column[groups[column_order]]
+    # Entries sorted by group (then row): group g's entries are entries[entry_start[g]:entry_start[g + 1]].
+    entries = np.lexsort((entry_row, entry_group))
+    entry_start = np.searchsorted(entry_group[entries], np.arange(n_groups + 1))
+    # The (row, group) incidence, both ways.
+    pairs = np.unique(entry_row * n_groups + entry_group)
+    pair_row, pair_group = pairs // n_groups, pairs % n_groups
+    groups_of_row = np.split(pair_group, np.searchsorted(pair_row, np.arange(1, m)))
+    rows_touching = np.bincount(pair_group, minlength=n_groups)
+    peeled = np.zeros(m, dtype=bool)
+    pending = [int(g) for g in np.flatnonzero((rows_touching > 0) & (rows_touching <= group_size))]
+    while pending:
+        group = pending.pop()
+        if not 0 < rows_touching[group] <= group_size[group]:
             continue
-        coefficients = np.linalg.lstsq(G[independent].T, g, rcond=None)[0] if independent else np.zeros(0)
-        depends_on = tuple(
-            independent[n] for n in np.flatnonzero(np.abs(coefficients) > tolerance * max(norms[row], 1e-300))
+        here = entries[entry_start[group] : entry_start[group + 1]]
+        here = here[~peeled[entry_row[here]]]
+        rows, position = np.unique(entry_row[here], return_inverse=True)
+        block = np.zeros((rows.size, group_size[group]))
+        block[position, local_column[G.indices[here]]] = G.data[here] / norms[entry_row[here]]
+        if la.svdvals(block, check_finite=False).min() <= PEEL_SINGULAR_VALUE:
+            continue
+        peeled[rows] = True
+        others = np.concatenate([groups_of_row[row] for row in rows])
+        np.subtract.at(rows_touching, others, 1)
+        pending.extend(int(g) for g in np.unique(others) if 0 < rows_touching[g] <= group_size[g])
+    return np.flatnonzero(~peeled)
+
+
+def _dependent_rows_dense(G: NDArray[np.float64], tolerance: float) -> list[DependentRow]:
+    """``dependent_rows`` of a dense matrix by one pivoted QR of its transpose.
+
+    The rank ``r`` comes from the pivoted QR of the row-scaled ``G^T``; its left null space
+    ``Y`` (m x (m - r), ``Y^T G = 0``) follows from the triangular factor. Row ``k`` is
+    dependent on earlier rows exactly when some null vector ends at ``k``: scanning ``Y``'s rows
+    from the last, each row that adds to the rank of those after it is a dependent row. Then
+    ``Z = Y Y[dependent]^-1`` holds in column ``j`` the unique combination that writes dependent
+    row ``j`` with earlier independent rows (``Z`` is 1 on it, 0 on the other dependent rows and
+    after it).
+    """
+    m = G.shape[0]
+    norms = np.linalg.norm(G, axis=1)
+    zero = norms == 0.0
+    scaled = G / np.where(zero, 1.0, norms)[:, None]
+    R, pivots = la.qr(scaled.T, mode="r", pivoting=True, check_finite=False)
+    diagonal = np.abs(np.diagonal(R))
+    rank = int(np.count_nonzero(diagonal > tolerance))
+    if rank == m:
+        return []
+    null = np.zeros((m, m - rank))
+    null[pivots[:rank]] = -la.solve_triangular(R[:rank, :rank], R[:rank, rank:m], check_finite=False)
+    null[pivots[rank:]] = np.eye(m - rank)
+    dependent = _last_spanning_rows(null)
+    combination = null @ np.linalg.inv(null[dependent])
+    return [
+        DependentRow(
+            int(row),
+            tuple(int(i) for i in np.flatnonzero(np.abs(combination[:, j]) > tolerance) if i != row and not zero[row]),
         )
-        found.append(DependentRow(row, depends_on))
-    return found
+        for j, row in enumerate(dependent)
+    ]
+
+
+def _last_spanning_rows(Y: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Indices, increasing, of the rows of ``Y`` (m x k, rank k) picked from the last row backwards
+    whenever a row adds to the rank of those picked (Gram-Schmidt on k-vectors, twice).
+
+    A row adds to the rank when its part orthogonal to the rows picked exceeds sqrt(eps) times
+    the largest row (round-off of ``Y`` is far below); should that pick fewer than k rows (an
+    ill-conditioned ``Y``), the scan is repeated down to the round-off itself.
+    """
+    m, k = Y.shape
+    scale = float(np.max(np.linalg.norm(Y, axis=1), initial=0.0))
+    for threshold in (np.sqrt(np.finfo(float).eps) * scale, 16.0 * np.finfo(float).eps * scale):
+        basis = np.zeros((k, k))
+        picked: list[int] = []
+        for row in range(m - 1, -1, -1):
+            B = basis[: len(picked)]
+            residual = Y[row] - B.T @ (B @ Y[row])
+            residual -= B.T @ (B @ residual)
+            remainder = float(np.linalg.norm(residual))
+            if remainder > threshold:
+                basis[len(picked)] = residual / remainder
+                picked.append(row)
+                if len(picked) == k:
+                    return np.array(sorted(picked), dtype=np.int64)
+    raise SingularMatrixError(f"the left null space of rank {k} is spanned by only {len(picked)} rows")

@@ -6,6 +6,7 @@ import dataclasses
 import warnings
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
@@ -114,8 +115,24 @@ def compile_model(model: Model) -> System:
     drivers = _driver_functions(system, constraints)
     all_rows = dataclasses.replace(system.all_rows, driver=drivers)
     system = dataclasses.replace(system, all_rows=all_rows, active=np.arange(len(all_rows)), rows=all_rows)
-    system = settle_redundancy(system, system.q0, stacklevel=3)
+    system = _settle_redundancy_assembled(system)
     return dataclasses.replace(system, scene=scene_json(model, system))
+
+
+def _settle_redundancy_assembled(system: System) -> System:
+    """``system`` with the redundant rows judged at the assembled configuration removed (warns)."""
+    # The analysis layer sits above this one: imported here, when first needed.
+    from multibody.analysis.assemble import assembled_positions
+    from multibody.analysis.errors import AssemblyError
+
+    # One BLAS thread: the dense blocks are small, and threads contending for the cores cost 10-100x.
+    with threadpool_limits(limits=1):
+        try:
+            system, _ = assembled_positions(system)
+        except AssemblyError:  # the analyses report it; meanwhile, judged at the input configuration
+            system = settle_redundancy(system, kinematics.normalize_positions(system, system.q0))
+    warn_redundancy(system, stacklevel=4)
+    return system
 
 
 def _assembly_freedoms(bodies: list[RigidBody]) -> tuple[np.ndarray, np.ndarray]:
@@ -326,18 +343,21 @@ def _adjacency(model: Model, body_index: dict[int, int], n_bodies: int) -> tuple
     return tuple(tuple(sorted(n)) for n in neighbours)
 
 
-def settle_redundancy(system: System, q: np.ndarray, t: float = 0.0, stacklevel: int = 2) -> System:
-    """``system`` with the rows that are dependent on earlier rows at positions ``q`` removed.
+def settle_redundancy(system: System, q: np.ndarray, t: float = 0.0) -> System:
+    """``system`` with the rows that are dependent on earlier rows at positions ``q`` removed
+    (``system`` itself when the set of removed rows does not change).
 
-    Compile calls this at the input configuration; assembly calls it again at the assembled
-    one (an input configuration at a dead centre can make an independent row look redundant).
-    Warns with ``RedundantConstraintWarning`` when the set of removed rows changes.
+    Judge at an assembled configuration (``multibody.analysis.assemble.assembled_positions``
+    does): at an input configuration at a dead centre an independent row can look redundant.
+    One sparse rank-revealing factorization of the constraint Jacobian at ``q`` names the rows
+    and the elements they repeat (``multibody.solve.linear.dependent_rows``).
     """
     if len(system.all_rows) == 0:
         return system
     frames = kinematics.pose(system, q, t)
     _, jacobian, _ = position_level(system, system.all_rows, frames)
-    G = JacobianAssembler(system, system.all_rows, sparse=False).assemble(frames, jacobian)
+    G = JacobianAssembler(system, system.all_rows, sparse=True).assemble(frames, jacobian)
+    body_of_column = np.arange(system.n_velocities) // 6  # body b owns velocity coordinates 6b .. 6b + 5
     names = system.constraint_names
     element_of = system.all_rows.element
     redundant = tuple(
@@ -347,16 +367,20 @@ def settle_redundancy(system: System, q: np.ndarray, t: float = 0.0, stacklevel:
             label=system.all_rows.label[d.row],
             depends_on=tuple(dict.fromkeys(names[element_of[r]] for r in d.depends_on)),
         )
-        for d in dependent_rows(G)
+        for d in dependent_rows(G, column_groups=body_of_column)
     )
     if [r.row for r in redundant] == [r.row for r in system.redundant]:
         return system
     active = np.setdiff1d(np.arange(len(system.all_rows)), [r.row for r in redundant])
-    if redundant:
+    return dataclasses.replace(system, active=active, rows=system.all_rows.subset(active), redundant=redundant)
+
+
+def warn_redundancy(system: System, stacklevel: int) -> None:
+    """Warn with ``RedundantConstraintWarning`` naming the removed rows of ``system``, if any."""
+    if system.redundant:
         warnings.warn(
-            f"model '{system.name}': {len(redundant)} redundant constraint equations removed "
-            f"(their reactions are not unique):\n  " + "\n  ".join(r.message() for r in redundant),
+            f"model '{system.name}': {len(system.redundant)} redundant constraint equations removed "
+            f"(their reactions are not unique):\n  " + "\n  ".join(r.message() for r in system.redundant),
             RedundantConstraintWarning,
             stacklevel=stacklevel + 1,
         )
-    return dataclasses.replace(system, active=active, rows=system.all_rows.subset(active), redundant=redundant)

@@ -170,7 +170,7 @@ class UserForces:
 
 @dataclass(frozen=True)
 class RedundantRow:
-    """A constraint row found linearly dependent on earlier rows at the input configuration."""
+    """A constraint row found linearly dependent on earlier rows at the assembled configuration."""
 
     row: int
     element: str

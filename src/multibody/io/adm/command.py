@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-import h5py
 
 from multibody.io.adm import read_adm
 from multibody.io.adm.acf import parse_acf
@@ -61,6 +60,8 @@ def dataset_module(path: str | Path, command_file: str | Path | None = None) -> 
         """Add every REQUEST's components to ``output`` as ``requests/<NAME>/<id>/<component>``
         (dataset units); returns how many requests were written."""
         outputs = request_outputs(imported.requests, system, results)
+        import h5py  # heavy: loaded when first used
+
         with h5py.File(output, "a") as file:
             for name, components in outputs.items():
                 for component, values in components.items():

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 
-import h5py
 import numpy as np
 
 from multibody.spatial.measurements import ElementWrench, Measurements
@@ -80,6 +79,8 @@ def load_requests(path: str | os.PathLike[str]) -> dict[str, dict[str, FloatArra
     """The REQUEST outputs that ``multibody run`` added to the results file at ``path``:
     ``{"REQUEST/1": {"x": (T,) ...}}`` (empty when there are none)."""
     outputs: dict[str, dict[str, FloatArray]] = {}
+    import h5py  # heavy: loaded when first used
+
     with h5py.File(path, "r") as file:
         if "requests" not in file:
             return outputs

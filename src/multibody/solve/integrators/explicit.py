@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from scipy.integrate import DOP853, LSODA, RK45, OdeSolver
 
 from multibody.solve.integrators.base import FloatArray, IntegrationError, Statistics
 
-SOLVERS: dict[str, type[OdeSolver]] = {"RK45": RK45, "DOP853": DOP853, "LSODA": LSODA}
-"""Non-stiff (RK45: Dormand-Prince 5(4); DOP853: 8(5,3)) and automatic stiffness switching (LSODA)."""
+SOLVERS: tuple[str, ...] = ("RK45", "DOP853", "LSODA")
+"""Names of scipy.integrate's solvers, imported when first used: non-stiff (RK45: Dormand-Prince 5(4);
+DOP853: 8(5,3)) and automatic stiffness switching (LSODA)."""
 
 Rate = Callable[[float, FloatArray], FloatArray]
 Projection = Callable[[float, FloatArray], "FloatArray | None"]
@@ -56,7 +56,9 @@ class ExplicitIntegrator:
     def _start(self, t: float, y: FloatArray) -> None:
         if hasattr(self, "_solver"):
             self.function_evaluations += self._solver.nfev
-        self._solver = SOLVERS[self.method](
+        import scipy.integrate  # heavy (pulls in scipy.optimize): loaded when first used
+
+        self._solver = getattr(scipy.integrate, self.method)(
             self.rate, t, y, self.t_bound, rtol=self.rtol, atol=self.atol, max_step=self.max_step
         )
         self.y = self._solver.y
