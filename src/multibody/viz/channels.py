@@ -49,7 +49,7 @@ def quantity_unit(quantity: str, force_type: str | None = None) -> str:
         return "N m" if force_type in ROTATIONAL_FORCES else "N"
     if quantity in QUANTITY_UNITS:
         return QUANTITY_UNITS[quantity]
-    if quantity in ("kinetic", "potential", "total", "dissipated"):
+    if quantity in ("kinetic", "potential", "total", "input", "dissipated"):
         return QUANTITY_UNITS["energy"]
     raise KeyError(f"no unit known for quantity {quantity!r}; quantities are: {', '.join(QUANTITY_UNITS)}, value")
 

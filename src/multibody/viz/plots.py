@@ -58,7 +58,7 @@ def plot(
     results = results if isinstance(results, Results) else Results.load(results)
     if not channels:
         raise ValueError("name at least one channel to plot, e.g. 'crank.angular_velocity.z', 'crank' or 'energy'")
-    force_types = force_types if force_types is not None else _force_types(results)
+    force_types = force_types if force_types is not None else force_types_of(results)
     panels = [panel for spec in channels for panel in panels_of(results, spec, force_types)]
     height = PANEL_HEIGHT * len(panels) + MARGINS["top"] + MARGINS["bottom"] - MARGINS["gap"]
     figure = Figure(figsize=(FIGURE_WIDTH, height))
@@ -109,7 +109,8 @@ def quantity_panel(results: Results, element: str, quantity: str, force_types: d
     return Panel(f"{element}.{quantity} [{unit}]", curves)
 
 
-def _force_types(results: Results) -> dict[str, str]:
+def force_types_of(results: Results) -> dict[str, str]:
+    """Force element name -> its type ("SpringDamper", "TorsionSpring" ...), from the results' scene."""
     if not results.layout.scene:
         return {}
     return {force["name"]: force["type"] for force in json.loads(results.layout.scene)["forces"]}
@@ -117,7 +118,7 @@ def _force_types(results: Results) -> dict[str, str]:
 
 def standard_figures(results: Results) -> dict[str, Figure]:
     """The standard set of every body, joint and force element, one figure each, by element name."""
-    force_types = _force_types(results)
+    force_types = force_types_of(results)
     names = [name for names in results.layout.element_names().values() for name in names]
     return {name: plot(results, name, force_types=force_types, title=name) for name in names} | {
         "energy": plot(results, "energy", force_types=force_types, title="energy")
