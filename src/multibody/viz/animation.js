@@ -127,7 +127,7 @@ function markerTriad(marker) {
 function inertiaRings(hint, color) {
   const rings = new THREE.Group();
   const [a, b, c] = hint.semi_axes;
-  const material = new THREE.LineBasicMaterial({ color, transparent: true, opacity: 0.7 });
+  const material = new THREE.LineBasicMaterial({ color, transparent: true, opacity: 0.45 });
   for (const [u, v, plane] of [[a, b, "xy"], [b, c, "yz"], [a, c, "xz"]]) {
     const points = [];
     for (let k = 0; k < 64; k++) {
@@ -418,7 +418,10 @@ function clearTraces() {
 // ---------------------------------------------------------------- views
 const bounds = new THREE.Box3();
 for (let k = 0; k < positions.length / 3; k++) bounds.expandByPoint(scratch.fromArray(positions, 3 * k));
-scene.markers.filter((m) => m.body < 0).forEach((m) => bounds.expandByPoint(scratch.fromArray(m.position)));
+scene.markers.forEach((m, k) => { // every marker at the first frame: links and joints end there
+  markerWorldFrame(0, k, scratch2, new THREE.Vector3());
+  bounds.expandByPoint(scratch2);
+});
 const center = bounds.getCenter(new THREE.Vector3());
 const radius = Math.max(bounds.getSize(new THREE.Vector3()).length() / 2, 0.8 * size);
 const VIEWS = {
@@ -510,6 +513,9 @@ document.getElementById("trace-add").addEventListener("click", () => {
   if (point.body !== undefined) addTrace(point.label);
 });
 document.getElementById("trace-clear").addEventListener("click", clearTraces);
+const panel = document.getElementById("panel");
+document.getElementById("panel-toggle").addEventListener("click", () => panel.classList.toggle("collapsed"));
+if (window.parent !== window) panel.classList.add("collapsed"); // inside a report: leave the view to the model
 
 function setScale(s) {
   if (!(s >= 0)) throw new Error("the displacement scale must be a number >= 0, got " + s);

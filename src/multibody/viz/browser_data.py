@@ -151,8 +151,9 @@ def _panel(
     if zero:
         largest = max(float(np.max(np.abs(curve.values))) if curve.values.size else 0.0 for curve in zero)
         which = ", ".join(curve.label for curve in zero)
-        drawn = "throughout, not drawn" if len(zero) == len(curves) else "drawn as 0"
-        notes.append(f"{which}: zero to round-off (|value| <= {largest:.1e} {unit}) {drawn}")
+        size = "exactly zero" if largest == 0.0 else f"zero to round-off (|value| <= {largest:.1e} {unit})"
+        drawn = "throughout, not plotted" if len(zero) == len(curves) else "drawn as 0"
+        notes.append(f"{which}: {size}, {drawn}")
     return {
         "id": identifier,
         "title": title,

@@ -33,7 +33,8 @@
       const digits = Math.max(1, Math.min(6, Math.ceil(Math.log10(largest / step)) + 1));
       return splits.map((v) => (v === 0 ? "0" : v.toExponential(Math.max(0, digits - 1))));
     }
-    const decimals = Math.max(0, Math.min(8, -Math.floor(Math.log10(step) + 1e-9)));
+    let decimals = 0; // the fewest that write the step exactly (0.25 needs 2, 0.3 needs 1)
+    while (decimals < 8 && Math.abs(Number(step.toFixed(decimals)) - step) > 1e-6 * step) decimals++;
     return splits.map((v) => v.toFixed(decimals));
   }
 
