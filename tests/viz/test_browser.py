@@ -307,7 +307,11 @@ def test_shapeless_body_and_joints_are_drawn(browser, tmp_path) -> None:
         "rail": page.evaluate(f"{viewer}.markerScreenPoint({markers.index('ground/mid_travel')})"),
     }
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for shown, hidden, name in (("shapes", "joints", "arm CM"), ("joints", "shapes", "hinge"), ("joints", "shapes", "rail")):
+    for shown, hidden, name in (
+        ("shapes", "joints", "arm CM"),
+        ("joints", "shapes", "hinge"),
+        ("joints", "shapes", "rail"),
+    ):
         page.evaluate(
             f"{viewer}.setVisible('grid', false); {viewer}.setVisible('{hidden}', false); "
             f"{viewer}.setVisible('{shown}', true); {viewer}.setView('front'); {viewer}.render()"
@@ -315,7 +319,9 @@ def test_shapeless_body_and_joints_are_drawn(browser, tmp_path) -> None:
         shot = page.screenshot(path=str(ARTIFACTS / f"bare_{shown}.png"))
         differs = np.any(np.abs(image.imread(io.BytesIO(shot), format="png")[..., :3] - BACKGROUND) > 0.08, axis=-1)
         x, y = (round(c) for c in points[name])
-        assert differs[y - 2 : y + 3, x - 2 : x + 3].all(), f"{name} not drawn at its pixel ({x}, {y}) with only {shown}"
+        assert differs[y - 2 : y + 3, x - 2 : x + 3].all(), (
+            f"{name} not drawn at its pixel ({x}, {y}) with only {shown}"
+        )
     page.evaluate(f"{viewer}.setVisible('grid', true); {viewer}.setVisible('shapes', true); {viewer}.setView('iso')")
     page.screenshot(path=str(ARTIFACTS / "bare_iso.png"))
     assert page.errors == []

@@ -105,3 +105,15 @@ def test_report_of_a_failed_run_says_so(tmp_path) -> None:
     failed = mb.Results(results.layout, results.arrays, status="failed", message="step size too small at t = 0.1 s")
     page = report(failed, tmp_path / "report.html").read_text()
     assert 'class="status-failed">failed' in page and "step size too small" in page
+
+
+def test_a_panel_zero_to_round_off_is_drawn_at_zero_and_says_so() -> None:
+    """The balanced crank's CM stays on its axis at the origin (examples/slider_crank.py), so its
+    position is zero up to round-off: plotted as zero with a note, not as magnified noise. The
+    slider's position moves and is drawn as computed."""
+    _, results = example_run("slider_crank")
+    zero, moving = plot(results, "crank.position", "slider.position").axes
+    assert all(np.all(line.get_ydata() == 0.0) for line in zero.lines)
+    assert [text.get_text() for text in zero.texts] == ["zero to round-off throughout"]
+    np.testing.assert_array_equal(moving.lines[0].get_ydata(), results.channel("slider.position.x"))
+    assert len(moving.texts) == 0

@@ -8,7 +8,8 @@ import base64
 import numpy as np
 import pytest
 
-from multibody.viz.browser_data import ZERO_ABSOLUTE, ZERO_RELATIVE, browser_data, energy_panels, numerically_zero
+from multibody.viz.browser_data import browser_data, energy_panels
+from multibody.viz.channels import ZERO_ABSOLUTE, ZERO_RELATIVE, numerically_zero
 
 from .conftest import example_run
 

@@ -1,10 +1,10 @@
 """What the report's results browser shows: a tree of elements (bodies, joints, forces, contacts,
 energy), each with its panels of curves, and which curves are zero to round-off.
 
-A curve whose largest magnitude is below ``ZERO_RELATIVE`` times the largest magnitude of its
-family (the same quantity over every element of its group, e.g. every joint's reaction force;
-every energy channel for the energy), or below ``ZERO_ABSOLUTE``, is numerically zero: the
-browser draws it as an exact zero and says so, instead of magnifying round-off into a signal.
+A curve is zero when ``multibody.viz.channels.numerically_zero`` says so against its family (the
+same quantity over every element of its group, e.g. every joint's reaction force; every energy
+channel for the energy): the browser draws it as an exact zero and says so, instead of
+magnifying round-off into a signal.
 """
 
 from __future__ import annotations
@@ -16,13 +16,8 @@ from typing import Any
 import numpy as np
 
 from multibody.results import Results
-from multibody.viz.channels import STANDARD_SETS, quantity_unit
+from multibody.viz.channels import STANDARD_SETS, ZERO_RELATIVE, largest_magnitude, numerically_zero, quantity_unit
 from multibody.viz.plots import COMPONENTS, force_types_of
-
-ZERO_RELATIVE = 1e-12
-"""A curve at most this fraction of its family's largest magnitude is zero (round-off of the family)."""
-ZERO_ABSOLUTE = 1e-14
-"""A curve whose magnitude never exceeds this (in its SI unit) is zero whatever its family."""
 
 GROUP_TITLES = {"body": "Bodies", "joint": "Joints", "force": "Forces", "contact": "Contacts", "energy": "Energy"}
 """Tree sections, in display order."""
@@ -41,24 +36,6 @@ class Curve:
     channel: str
     values: np.ndarray
     zero: bool
-
-
-def numerically_zero(values: np.ndarray, family_scale: float) -> bool:
-    """Whether ``values`` are zero to round-off: max |values| <= ``ZERO_RELATIVE`` x
-    ``family_scale`` (the largest magnitude of the channel's family, same unit) or
-    <= ``ZERO_ABSOLUTE``. Non-finite values are never zero."""
-    values = np.asarray(values, dtype=float)
-    if values.size == 0:
-        return True
-    if not np.all(np.isfinite(values)):
-        return False
-    largest = float(np.max(np.abs(values)))
-    return largest <= max(ZERO_RELATIVE * family_scale, ZERO_ABSOLUTE)
-
-
-def _scale(values: np.ndarray) -> float:
-    finite = np.abs(values[np.isfinite(values)])
-    return float(finite.max()) if finite.size else 0.0
 
 
 def browser_data(results: Results) -> dict[str, Any]:
@@ -90,7 +67,7 @@ def _element(results: Results, kind: str, name: str, index: int, force_type: str
         family = results.arrays[f"{kind}/{quantity}"]
         values = family[:, index]
         components = COMPONENTS[values.shape[1:]]
-        scale = _scale(family)
+        scale = largest_magnitude(family)
         if components:
             curves = [
                 Curve(c, f"{name}.{quantity}.{c}", values[:, k], numerically_zero(values[:, k], scale))
@@ -111,7 +88,7 @@ def energy_panels(energy: dict[str, np.ndarray]) -> list[dict[str, Any]]:
     A file written before input work had its own channel has only "dissipated", the net energy
     taken out (dissipation minus input work), which a motion or a load can make negative: the
     panel says so."""
-    scale = max((_scale(values) for values in energy.values()), default=0.0)
+    scale = max((largest_magnitude(values) for values in energy.values()), default=0.0)
 
     def curves(names: tuple[str, ...]) -> list[Curve]:
         return [Curve(n, f"energy.{n}", energy[n], numerically_zero(energy[n], scale)) for n in names if n in energy]
@@ -173,4 +150,3 @@ def _panel(
             for curve in curves
         ],
     }
-

@@ -40,7 +40,9 @@ def report(
     results = results if isinstance(results, Results) else Results.load(results)
     layout = results.layout
     summary = json.loads(layout.scene)["summary"] if layout.scene else "(the results file holds no model description)"
-    span = f"; {len(results)} output instants, t = {results.time[0]:g} .. {results.time[-1]:g} s" if len(results) else ""
+    span = (
+        f"; {len(results)} output instants, t = {results.time[0]:g} .. {results.time[-1]:g} s" if len(results) else ""
+    )
     parts = [
         "<header>",
         f"<h1>{_text(layout.model_name)}: {_text(layout.analysis)}</h1>",
@@ -55,7 +57,9 @@ def report(
     ]
     data: dict[str, Any] = {"time": "", "tree": [], "selection": []}
     if len(results):
-        parts.append(f'<section class="wide"><h2>Final state</h2><pre>{_text(results.final_state_table())}</pre></section>')
+        parts.append(
+            f'<section class="wide"><h2>Final state</h2><pre>{_text(results.final_state_table())}</pre></section>'
+        )
         data = browser_data(results)
     parts.append("</div>")
     if len(results):
