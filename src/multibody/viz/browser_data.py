@@ -129,8 +129,8 @@ def _panel(
         largest = max(float(np.max(np.abs(curve.values))) if curve.values.size else 0.0 for curve in zero)
         which = ", ".join(curve.label for curve in zero)
         size = "exactly zero" if largest == 0.0 else f"zero to round-off (|value| <= {largest:.1e} {unit})"
-        drawn = "throughout, not plotted" if len(zero) == len(curves) else "drawn as 0"
-        notes.append(f"{which}: {size}, {drawn}")
+        drawn = " throughout, not plotted" if len(zero) == len(curves) else ", drawn as 0"
+        notes.append(f"{which}: {size}{drawn}")
     return {
         "id": identifier,
         "title": title,

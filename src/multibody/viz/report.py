@@ -62,7 +62,9 @@ def report(
         )
         data = browser_data(results)
     parts.append("</div>")
-    if len(results):
+    if not len(results):
+        parts.append('<p id="empty">The results hold no output instants: there is nothing to plot or animate.</p>')
+    else:
         animation = html.escape(animation_html(model, results, channels), quote=True)
         parts += [
             '<div id="browser">',
