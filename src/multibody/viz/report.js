@@ -59,6 +59,7 @@
           if (x < u.bbox.left - 1 || x > u.bbox.left + u.bbox.width + 1) return;
           const ctx = u.ctx;
           ctx.save();
+          ctx.setLineDash([]);
           ctx.strokeStyle = "#d62728";
           ctx.lineWidth = 1.5 * devicePixelRatio;
           ctx.beginPath();
