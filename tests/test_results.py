@@ -227,6 +227,18 @@ def test_csv_export(results: Results, tmp_path: Path) -> None:
     np.testing.assert_array_equal(table, expected)
 
 
+def test_csv_export_of_every_channel(results: Results, tmp_path: Path) -> None:
+    """Without a channel list every channel is written, each one named as `channel` reads it."""
+    path = tmp_path / "all.csv"
+    results.to_csv(path)
+    with open(path, newline="") as stream:
+        header, *rows = list(csv.reader(stream))
+    assert header == ["time", *results.channel_names()]
+    assert "crank.angular_velocity.z" in header and "energy.total" in header and "spring.value" in header
+    expected = np.column_stack([results.time, *(results.channel(c) for c in header[1:])])
+    np.testing.assert_array_equal(np.array(rows, dtype=float), expected)
+
+
 def test_arrays_are_read_only(results: Results) -> None:
     crank = results.body("crank")
     read_only = [

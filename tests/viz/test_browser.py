@@ -19,6 +19,7 @@ from matplotlib import image
 import multibody as mb
 from multibody.results import Results, ResultsLayout
 from multibody.viz.animation import BYTES_PER_BODY_FRAME, animate
+from multibody.viz.channels import STANDARD_SETS
 
 from .conftest import ARTIFACTS, EXAMPLES, example_run
 
@@ -215,5 +216,116 @@ def test_shapes_of_every_kind_are_drawn(browser, tmp_path) -> None:
     ]
     x, y = (round(c) for c in page.evaluate("window.multibodyViewer.screenPoint(0)"))
     assert np.abs(pixels[y, x] - np.array([0xD6, 0x45, 0x41]) / 255.0).max() < 0.35  # the red bob, lit
+    assert page.errors == []
+    page.close()
+
+
+def open_report(browser, path, width=1300, height=1000):
+    """The report at ``path`` and its animation frame, both ready; console errors in ``page.errors``."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.errors = []
+    page.on("console", lambda message: page.errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.network = []
+    page.on("request", lambda request: page.network.append(request.url) if request.url.startswith("http") else None)
+    page.goto(path.resolve().as_uri())
+    page.wait_for_function("window.multibodyReport && window.multibodyReport.ready", timeout=30_000)
+    animation = page.query_selector("#animation").content_frame()
+    animation.wait_for_function("window.multibodyViewer && window.multibodyViewer.ready", timeout=30_000)
+    return page, animation
+
+
+def test_report_tree_click_shows_the_plot_linked_to_the_animation(browser, tmp_path) -> None:
+    """The report opened from its file: clicking a channel in the tree shows its plot (a canvas with
+    the curve's colour drawn on it, titled with the channel and unit); a zero channel shows its note
+    instead of noise; the plots' time line follows the animation and a click on a plot moves the
+    animation to that time (to the nearest output instant)."""
+    _, results = example_run("slider_crank")
+    results.save(tmp_path / "run.h5")
+    page, animation = open_report(browser, mb.report(tmp_path / "run.h5", tmp_path / "report.html"))
+    page.click('#tree button.element[data-element="rod"]')  # the rod's standard set
+    assert page.evaluate("window.multibodyReport.shown()") == [f"rod.{q}" for q in STANDARD_SETS["body"]]
+    page.click('#tree button[data-panel="rod.velocity"]')
+    assert page.evaluate("window.multibodyReport.shown()") == ["rod.velocity"]
+    panel = page.locator('#plots .panel[data-panel="rod.velocity"]')
+    assert panel.locator("h2").inner_text() == "rod.velocity [m/s]"
+    assert page.locator('#tree button[data-panel="rod.velocity"]').get_attribute("class") == "channel selected"
+    canvas = panel.locator("canvas")
+    pixels = image.imread(io.BytesIO(canvas.screenshot()), format="png")[..., :3]
+    x_colour = np.array([0x1F, 0x6F, 0xD1]) / 255.0  # the first curve (x) of report.js
+    assert np.sum(np.abs(pixels - x_colour).max(axis=-1) < 0.15) > 100, "the x curve is not drawn"
+    room = page.evaluate("document.querySelector('#plots .chart').clientWidth")
+    assert room > 1300 - 400  # the plots column takes the page beside the tree (250 px) ...
+    assert page.evaluate("window.multibodyReport.plotWidth(0)") == pytest.approx(
+        room, abs=2
+    )  # ... and the plot all of it
+    page.screenshot(path=str(ARTIFACTS / "report_browser.png"), full_page=True)
+
+    page.click('#tree button.element[data-element="crank"]')
+    page.click('#tree button[data-panel="crank.position"]')  # the balanced crank's CM stays on the axis
+    zero_panel = page.locator('#plots .panel[data-panel="crank.position"]')
+    assert "zero" in zero_panel.locator(".note").inner_text()
+    assert zero_panel.locator("canvas").count() == 0
+    page.click('#tree button[data-panel="crank.angular_velocity"]')
+
+    animation.evaluate("window.multibodyViewer.setFrame(5)")
+    page.wait_for_function(f"window.multibodyReport.cursorTime() === {float(results.time[5])!r}", timeout=10_000)
+    x, y = page.evaluate(f"window.multibodyReport.timeToPixel(0, {float(results.time[7])!r})")
+    page.mouse.click(x, y)
+    animation.wait_for_function("window.multibodyViewer.frameIndex() === 7", timeout=10_000)
+    assert page.errors == []
+    assert page.network == []
+    page.close()
+
+
+def test_shapeless_body_and_joints_are_drawn(browser, tmp_path) -> None:
+    """A body given without shapes is drawn (links to its markers, a ball at its CM) and so are the
+    joints of its revolute to ground and of a carriage's translational joint (the rail); each checked
+    alone, with the other layers hidden, at its projected pixel against the background."""
+    model = mb.Model("bare")
+    arm = model.add(mb.RigidBody("arm", 2.0, (0.002, 0.17, 0.17), position=(0.5, 0.0, 0.0)))
+    pivot = arm.add_marker("pivot", (-0.5, 0.0, 0.0), z_axis=(0.0, 1.0, 0.0))
+    arm.add_marker("tip", (0.5, 0.0, 0.0))
+    model.add(mb.Revolute("hinge", pivot, model.ground.add_marker("o", z_axis=(0.0, 1.0, 0.0))))
+    carriage = model.add(
+        mb.RigidBody("carriage", 1.0, (0.01, 0.01, 0.01), position=(0.0, 0.0, -0.6), velocity=(1.0, 0.0, 0.0))
+    )
+    model.add(
+        mb.Translational(
+            "rail",
+            carriage.add_marker("shoe", z_axis=(1.0, 0.0, 0.0)),
+            model.ground.add_marker("guide", (-0.3, 0.0, -0.6), z_axis=(1.0, 0.0, 0.0)),
+        )
+    )
+    model.ground.add_marker("mid_travel", (0.2, 0.0, -0.6))  # on the rail, away from the carriage at x = 0
+    results = mb.dynamics(model, t_end=0.4, output_step=0.1)  # the carriage coasts 0.4 m: the rail spans it
+    page = open_page(browser, animate(model, results, tmp_path / "bare.html"))
+    viewer = "window.multibodyViewer"
+    page.add_style_tag(content="#panel, #transport { display: none; }")
+    page.evaluate(f"{viewer}.setView('front')")
+    markers = page.evaluate(f"{viewer}.markerNames")
+    points = {
+        "arm CM": page.evaluate(f"{viewer}.screenPoint(0)"),
+        "hinge": page.evaluate(f"{viewer}.markerScreenPoint({markers.index('arm/pivot')})"),
+        "rail": page.evaluate(f"{viewer}.markerScreenPoint({markers.index('ground/mid_travel')})"),
+    }
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for shown, hidden, name in (
+        ("shapes", "joints", "arm CM"),
+        ("joints", "shapes", "hinge"),
+        ("joints", "shapes", "rail"),
+    ):
+        page.evaluate(
+            f"{viewer}.setVisible('grid', false); {viewer}.setVisible('{hidden}', false); "
+            f"{viewer}.setVisible('{shown}', true); {viewer}.setView('front'); {viewer}.render()"
+        )
+        shot = page.screenshot(path=str(ARTIFACTS / f"bare_{shown}.png"))
+        differs = np.any(np.abs(image.imread(io.BytesIO(shot), format="png")[..., :3] - BACKGROUND) > 0.08, axis=-1)
+        x, y = (round(c) for c in points[name])
+        assert differs[y - 2 : y + 3, x - 2 : x + 3].all(), (
+            f"{name} not drawn at its pixel ({x}, {y}) with only {shown}"
+        )
+    page.evaluate(f"{viewer}.setVisible('grid', true); {viewer}.setVisible('shapes', true); {viewer}.setView('iso')")
+    page.screenshot(path=str(ARTIFACTS / "bare_iso.png"))
     assert page.errors == []
     page.close()

@@ -392,12 +392,25 @@ class Results:
         values = self._arrays[f"{group.key}/{quantity}"][:, self._indices[group.key][element]]
         return values[:, components.index(component)] if component else values
 
-    def to_csv(self, path: str | os.PathLike[str], channels: Sequence[str]) -> None:
+    def channel_names(self) -> list[str]:
+        """Every channel :meth:`channel` answers to, in output order: each body's, joint's and
+        force's quantities component by component ("crank.position.x" ...), then "energy.<name>"."""
+        names = []
+        for group in _GROUPS:
+            for element in self._layout.element_names()[group.key]:
+                for quantity, shape in group.quantities.items():
+                    components = _COMPONENTS[shape]
+                    names += [f"{element}.{quantity}.{c}" for c in components] or [f"{element}.{quantity}"]
+        return names + [f"energy.{name}" for name in ENERGY_NAMES]
+
+    def to_csv(self, path: str | os.PathLike[str], channels: Sequence[str] | None = None) -> None:
         """Write a CSV file: a header row, then one row per output instant.
 
         The first column is time [s]; then one column per channel (see :meth:`channel`), headed
-        by the channel's name. Numbers are written with the shortest exact representation.
+        by the channel's name; ``channels=None`` writes every channel (:meth:`channel_names`).
+        Numbers are written with the shortest exact representation.
         """
+        channels = self.channel_names() if channels is None else list(channels)
         columns = [self.time, *(self.channel(spec) for spec in channels)]
         with open(path, "w", newline="") as stream:
             writer = csv.writer(stream)

@@ -3,7 +3,8 @@
     animate(model, results, "run.html")          one self-contained HTML file (three.js inlined)
     export_gltf(model, results, "run.glb")       glTF 2.0 binary with the animation, for Blender
     plot(results, "crank.angular_velocity.z", "slider")   matplotlib figure with units
-    report(results, "report.html")               summary, statistics, animation, standard plots
+    report(results, "report.html")               summary, statistics, and a results browser: a tree
+                                                 of elements beside the animation and zoomable plots
 
 ``model`` may be None: a results file carries the display description of its model.
 """

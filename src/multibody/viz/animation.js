@@ -43,10 +43,19 @@ world.background = new THREE.Color(0xeef1f5);
 const camera = new THREE.PerspectiveCamera(40, container.clientWidth / container.clientHeight, size * 1e-3, size * 1e3);
 camera.up.set(0, 0, 1); // world z is up
 const controls = new OrbitControls(camera, renderer.domElement);
-world.add(new THREE.HemisphereLight(0xffffff, 0x667788, 1.6));
-const sun = new THREE.DirectionalLight(0xffffff, 1.8);
-sun.position.set(1, -2, 3);
-world.add(sun);
+// Sky and ground light from above and below, a key light from over the viewer's left shoulder (it
+// turns with the camera, so the side in view is always lit) and a weak fill from the right: faces
+// at different angles get different shades and the shapes read as solids.
+world.add(new THREE.HemisphereLight(0xffffff, 0x8a96a3, 0.9));
+world.add(camera);
+const keyLight = new THREE.DirectionalLight(0xffffff, 2.4);
+keyLight.position.set(-1, 1.5, 1);
+camera.add(keyLight, keyLight.target);
+keyLight.target.position.set(0, 0, -1);
+const fillLight = new THREE.DirectionalLight(0xffffff, 0.6);
+fillLight.position.set(1.5, -0.5, 0.5);
+camera.add(fillLight, fillLight.target);
+fillLight.target.position.set(0, 0, -1);
 
 function showMessage(text) {
   const box = document.getElementById("message");
@@ -113,23 +122,24 @@ function markerTriad(marker) {
   return placed(triad, marker);
 }
 
-const JOINT_MATERIAL = new THREE.MeshStandardMaterial({ color: 0xf2a900, roughness: 0.4 });
-
-function jointGlyph(joint) {
-  const r = 0.015 * size;
-  let geometry;
-  if (["Revolute", "Cylindrical", "Hooke", "Universal"].includes(joint.type)) {
-    geometry = new THREE.CylinderGeometry(r, r, 4 * r, 24).rotateX(Math.PI / 2); // along the joint axis z
-  } else if (joint.type === "Translational") {
-    geometry = new THREE.BoxGeometry(1.2 * r, 1.2 * r, 6 * r);
-  } else if (joint.type === "Motion") {
-    geometry = new THREE.TorusGeometry(2.5 * r, 0.4 * r, 8, 32);
-  } else {
-    geometry = new THREE.SphereGeometry(1.5 * r, 24, 12);
+// Inertia hint of a body drawn from its markers: the three principal ellipses of the uniform
+// ellipsoid with the body's mass and inertia, as thin lines.
+function inertiaRings(hint, color) {
+  const rings = new THREE.Group();
+  const [a, b, c] = hint.semi_axes;
+  const material = new THREE.LineBasicMaterial({ color, transparent: true, opacity: 0.45 });
+  for (const [u, v, plane] of [[a, b, "xy"], [b, c, "yz"], [a, c, "xz"]]) {
+    const points = [];
+    for (let k = 0; k < 64; k++) {
+      const angle = (2 * Math.PI * k) / 64;
+      const p = [u * Math.cos(angle), v * Math.sin(angle)];
+      points.push(plane === "xy" ? new THREE.Vector3(p[0], p[1], 0)
+        : plane === "yz" ? new THREE.Vector3(0, p[0], p[1]) : new THREE.Vector3(p[0], 0, p[1]));
+    }
+    rings.add(new THREE.LineLoop(new THREE.BufferGeometry().setFromPoints(points), material));
   }
-  const glyph = new THREE.Mesh(geometry, JOINT_MATERIAL);
-  layers.joints.push(glyph);
-  return placed(glyph, scene.markers[joint.i]);
+  layers.shapes.push(rings);
+  return placed(rings, { position: [0, 0, 0], rotation: hint.rotation });
 }
 
 // ---------------------------------------------------------------- bodies
@@ -140,9 +150,9 @@ bodies.forEach((group) => world.add(group));
 const frameOf = (bodyIndex) => (bodyIndex < 0 ? ground : bodies[bodyIndex]);
 
 scene.bodies.forEach((body, k) => body.shapes.forEach((shape) => bodies[k].add(shapeObject(shape))));
+scene.bodies.forEach((body, k) => { if (body.inertia_hint) bodies[k].add(inertiaRings(body.inertia_hint, body.shapes[0].color)); });
 scene.ground.shapes.forEach((shape) => ground.add(shapeObject(shape)));
 scene.markers.forEach((marker) => frameOf(marker.body).add(markerTriad(marker)));
-scene.joints.forEach((joint) => frameOf(scene.markers[joint.i].body).add(jointGlyph(joint)));
 
 function markerPoint(markerIndex, target) {
   const marker = scene.markers[markerIndex];
@@ -192,6 +202,11 @@ grid.rotateX(Math.PI / 2); // GridHelper lies in x-z; the floor is x-y
 grid.position.z = lowest - 0.5 * size;
 world.add(grid);
 layers.grid.push(grid);
+const floor = new THREE.Mesh(new THREE.PlaneGeometry(10 * size, 10 * size),
+  new THREE.MeshStandardMaterial({ color: 0xd5dbe2, roughness: 1, transparent: true, opacity: 0.5, depthWrite: false }));
+floor.position.z = grid.position.z - 1e-3 * size; // under the grid lines
+world.add(floor);
+layers.grid.push(floor);
 const worldAxes = new THREE.AxesHelper(0.15 * size);
 ground.add(worldAxes);
 layers.grid.push(worldAxes);
@@ -222,9 +237,104 @@ function bodyPose(frame, b, position, quaternion) {
   }
 }
 
+// ---------------------------------------------------------------- joints
+// Each joint kind gets a picture of its mechanism, on the bodies of its two markers: a pin along
+// the axis of a revolute (with a bearing on its J side), a carriage on a rail along the axis of a
+// translational joint (the rail as long as the travel), a ball and socket, two crossed pins for a
+// universal joint, a plate for a planar joint, a block for a fixed joint, a ring for a motion.
+const JOINT_MATERIAL = new THREE.MeshStandardMaterial({ color: 0xf2a900, roughness: 0.45, metalness: 0.2 });
+const GUIDE_MATERIAL = new THREE.MeshStandardMaterial({ color: 0x5b6675, roughness: 0.6, metalness: 0.3 });
+const SOCKET_MATERIAL = new THREE.MeshStandardMaterial({ color: 0x5b6675, roughness: 0.6, transparent: true, opacity: 0.35, depthWrite: false });
+
+function markerWorldFrame(frame, markerIndex, position, axis) {
+  // marker origin and z axis in world at an output frame (no displacement scale)
+  const marker = scene.markers[markerIndex];
+  const p = new THREE.Vector3().fromArray(marker.position);
+  axis.set(marker.rotation[0][2], marker.rotation[1][2], marker.rotation[2][2]);
+  if (marker.body >= 0) {
+    const b = marker.body;
+    const q = 4 * (frame * bodyCount + b);
+    const rotation = new THREE.Quaternion(quaternions[q], quaternions[q + 1], quaternions[q + 2], quaternions[q + 3]);
+    p.applyQuaternion(rotation).add(scratch.fromArray(positions, 3 * (frame * bodyCount + b)));
+    axis.applyQuaternion(rotation);
+  }
+  position.copy(p);
+}
+
+function travel(joint) { // range of the I marker's position along the J marker's z axis over the run [m]
+  let low = Infinity;
+  let high = -Infinity;
+  const pi = new THREE.Vector3();
+  const pj = new THREE.Vector3();
+  const axis = new THREE.Vector3();
+  const unused = new THREE.Vector3();
+  for (let frame = 0; frame < frameCount; frame++) {
+    markerWorldFrame(frame, joint.i, pi, unused);
+    markerWorldFrame(frame, joint.j, pj, axis);
+    const s = pi.sub(pj).dot(axis);
+    low = Math.min(low, s);
+    high = Math.max(high, s);
+  }
+  return [low, high];
+}
+
+function jointMesh(geometry, material, markerIndex) {
+  const mesh = new THREE.Mesh(geometry, material);
+  layers.joints.push(mesh);
+  frameOf(scene.markers[markerIndex].body).add(placed(mesh, scene.markers[markerIndex]));
+  return mesh;
+}
+
+function addJointGlyph(joint) {
+  const r = 0.02 * size;
+  const pin = (length, radius) => new THREE.CylinderGeometry(radius, radius, length, 28).rotateX(Math.PI / 2); // along z
+  const onGround = scene.markers[joint.j].body < 0;
+  switch (joint.type) {
+    case "Revolute":
+      jointMesh(pin(7 * r, r), JOINT_MATERIAL, joint.i);
+      jointMesh(pin(3 * r, 1.7 * r), GUIDE_MATERIAL, joint.j); // the bearing
+      break;
+    case "Translational":
+    case "Cylindrical": {
+      const [low, high] = travel(joint);
+      const length = high - low + 8 * r;
+      const rail = joint.type === "Translational" ? new THREE.BoxGeometry(1.2 * r, 1.2 * r, length) : pin(length, 0.7 * r);
+      jointMesh(rail.translate(0, 0, (low + high) / 2), GUIDE_MATERIAL, joint.j);
+      const carriage = joint.type === "Translational" ? new THREE.BoxGeometry(3 * r, 3 * r, 4.5 * r) : pin(4.5 * r, 1.5 * r);
+      jointMesh(carriage, JOINT_MATERIAL, joint.i);
+      break;
+    }
+    case "Spherical":
+      jointMesh(new THREE.SphereGeometry(1.6 * r, 28, 14), JOINT_MATERIAL, joint.i);
+      jointMesh(new THREE.SphereGeometry(2.3 * r, 28, 14), SOCKET_MATERIAL, joint.j);
+      break;
+    case "Universal":
+    case "Hooke":
+      jointMesh(pin(5 * r, 0.8 * r), JOINT_MATERIAL, joint.i);
+      jointMesh(pin(5 * r, 0.8 * r), GUIDE_MATERIAL, joint.j);
+      break;
+    case "Planar":
+      jointMesh(new THREE.BoxGeometry(12 * r, 12 * r, 0.3 * r), SOCKET_MATERIAL, joint.j);
+      jointMesh(new THREE.BoxGeometry(3 * r, 3 * r, 1 * r), JOINT_MATERIAL, joint.i);
+      break;
+    case "Fixed":
+      jointMesh(new THREE.BoxGeometry(2.5 * r, 2.5 * r, 2.5 * r), JOINT_MATERIAL, joint.i);
+      break;
+    case "Motion":
+      jointMesh(new THREE.TorusGeometry(3.5 * r, 0.35 * r, 8, 40), new THREE.MeshStandardMaterial({ color: 0xd64541 }), joint.i);
+      return; // drawn on the joint it drives, which has its own glyph
+    default: // joint primitives and the rest: a small ball where they act
+      jointMesh(new THREE.SphereGeometry(0.9 * r, 20, 10), JOINT_MATERIAL, joint.i);
+  }
+  if (onGround && !["Revolute", "Translational", "Cylindrical", "Planar"].includes(joint.type)) {
+    jointMesh(new THREE.BoxGeometry(2 * r, 2 * r, 2 * r), GUIDE_MATERIAL, joint.j); // where it holds to the ground
+  }
+}
+
 let frameIndex = 0;
 const scratch = new THREE.Vector3();
 const scratch2 = new THREE.Vector3();
+scene.joints.forEach(addJointGlyph);
 
 function showFrame(frame) {
   frameIndex = Math.max(0, Math.min(frameCount - 1, frame));
@@ -254,6 +364,7 @@ function showFrame(frame) {
   }
   slider.value = String(frameIndex);
   updateReadout();
+  if (window.parent !== window) window.parent.postMessage({ multibody: "time", time: times[frameIndex] }, "*"); // a report's plots follow
 }
 
 // ---------------------------------------------------------------- traces
@@ -307,7 +418,10 @@ function clearTraces() {
 // ---------------------------------------------------------------- views
 const bounds = new THREE.Box3();
 for (let k = 0; k < positions.length / 3; k++) bounds.expandByPoint(scratch.fromArray(positions, 3 * k));
-scene.markers.filter((m) => m.body < 0).forEach((m) => bounds.expandByPoint(scratch.fromArray(m.position)));
+scene.markers.forEach((m, k) => { // every marker at the first frame: links and joints end there
+  markerWorldFrame(0, k, scratch2, new THREE.Vector3());
+  bounds.expandByPoint(scratch2);
+});
 const center = bounds.getCenter(new THREE.Vector3());
 const radius = Math.max(bounds.getSize(new THREE.Vector3()).length() / 2, 0.8 * size);
 const VIEWS = {
@@ -399,6 +513,9 @@ document.getElementById("trace-add").addEventListener("click", () => {
   if (point.body !== undefined) addTrace(point.label);
 });
 document.getElementById("trace-clear").addEventListener("click", clearTraces);
+const panel = document.getElementById("panel");
+document.getElementById("panel-toggle").addEventListener("click", () => panel.classList.toggle("collapsed"));
+if (window.parent !== window) panel.classList.add("collapsed"); // inside a report: leave the view to the model
 
 function setScale(s) {
   if (!(s >= 0)) throw new Error("the displacement scale must be a number >= 0, got " + s);
@@ -407,6 +524,10 @@ function setScale(s) {
   refreshTraces();
   showFrame(frameIndex);
 }
+
+window.addEventListener("message", (event) => { // a report's plot was clicked
+  if (event.data && event.data.multibody === "setTime") { pause(); showFrame(frameAt(event.data.time)); }
+});
 
 window.addEventListener("resize", () => {
   camera.aspect = container.clientWidth / container.clientHeight;
@@ -469,5 +590,10 @@ window.multibodyViewer = {
     const p = bodies[b].position.clone().project(camera);
     return [((p.x + 1) / 2) * container.clientWidth, ((1 - p.y) / 2) * container.clientHeight];
   },
+  markerScreenPoint: (m) => { // pixel of marker m on the canvas, CSS pixels from the top left
+    const p = markerPoint(m, new THREE.Vector3()).project(camera);
+    return [((p.x + 1) / 2) * container.clientWidth, ((1 - p.y) / 2) * container.clientHeight];
+  },
+  markerNames: scene.markers.map((marker) => marker.name),
   render: () => renderer.render(world, camera),
 };

@@ -4,7 +4,9 @@ The page holds the display description (``multibody.viz.scene``) as JSON and the
 base64 typed arrays: per output frame and body the CM position (3 float32) and the orientation
 quaternion (4 float32), 28 bytes (37.3 characters of base64) per body and frame. Forces and the
 chosen channels add 4 bytes per value. The page exposes its state as ``window.multibodyViewer``
-(time, frameIndex, setTime, play, bodyPositions, ...; see ``animation.js``).
+(time, frameIndex, setTime, play, bodyPositions, ...; see ``animation.js``). Inside a report's
+frame it posts ``{multibody: "time", time}`` to the report at every frame shown and obeys
+``{multibody: "setTime", time}``, so that the report's plots and the animation share one time.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from multibody.results import Results
 
 QUANTITY_UNITS = {
@@ -49,7 +51,7 @@ def quantity_unit(quantity: str, force_type: str | None = None) -> str:
         return "N m" if force_type in ROTATIONAL_FORCES else "N"
     if quantity in QUANTITY_UNITS:
         return QUANTITY_UNITS[quantity]
-    if quantity in ("kinetic", "potential", "total", "dissipated"):
+    if quantity in ("kinetic", "potential", "total", "input", "dissipated"):
         return QUANTITY_UNITS["energy"]
     raise KeyError(f"no unit known for quantity {quantity!r}; quantities are: {', '.join(QUANTITY_UNITS)}, value")
 
@@ -59,9 +61,48 @@ def channel_unit(spec: str, force_types: dict[str, str] | None = None) -> str:
 
     ``force_types`` maps force element names to their type (e.g. "TorsionSpring").
     """
-    parts = spec.split(".")
-    if parts[0] == "energy":
+    if spec.split(".")[0] == "energy":
         return QUANTITY_UNITS["energy"]
-    quantity = parts[-2] if parts[-1] in ("x", "y", "z", "e0", "e1", "e2", "e3") else parts[-1]
-    element = spec[: spec.rfind("." + quantity)]
+    element, quantity = _element_and_quantity(spec)
     return quantity_unit(quantity, (force_types or {}).get(element))
+
+
+def _element_and_quantity(spec: str) -> tuple[str, str]:
+    """("crank", "velocity") of "crank.velocity.x" or "crank.velocity" (element names may hold dots)."""
+    parts = spec.split(".")
+    quantity = parts[-2] if parts[-1] in ("x", "y", "z", "e0", "e1", "e2", "e3") else parts[-1]
+    return spec[: spec.rfind("." + quantity)], quantity
+
+
+ZERO_RELATIVE = 1e-12
+"""A channel at most this fraction of its family's largest magnitude is zero (round-off of the family)."""
+ZERO_ABSOLUTE = 1e-14
+"""A channel whose magnitude never exceeds this (in its SI unit) is zero whatever its family."""
+
+
+def numerically_zero(values: np.ndarray, family_scale: float) -> bool:
+    """Whether ``values`` are zero to round-off: max |values| <= ``ZERO_RELATIVE`` x
+    ``family_scale`` (the largest magnitude of the channel's family, e.g. every joint's reaction
+    force, in the same unit) or <= ``ZERO_ABSOLUTE``. Non-finite values are never zero."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
+        return True
+    if not np.all(np.isfinite(values)):
+        return False
+    largest = float(np.max(np.abs(values)))
+    return largest <= max(ZERO_RELATIVE * family_scale, ZERO_ABSOLUTE)
+
+
+def family_scale(results: Results, spec: str) -> float:
+    """Largest finite magnitude of the family of channel ``spec``: its quantity over every element
+    of its group ("crank.velocity.x": every body's velocity), or every energy channel [SI unit]."""
+    if spec.startswith("energy."):
+        return max(largest_magnitude(values) for values in results.energy.values())
+    element, quantity = _element_and_quantity(spec)
+    return largest_magnitude(results.arrays[f"{element_kind(results, element)}/{quantity}"])
+
+
+def largest_magnitude(values: np.ndarray) -> float:
+    """max |values| over the finite entries (0 when there are none)."""
+    finite = np.abs(values[np.isfinite(values)])
+    return float(finite.max()) if finite.size else 0.0

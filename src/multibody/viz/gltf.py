@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from multibody.spatial.rotations import euler_parameters_from_rotation
 from multibody.model.geometry import shape_from_description
 from multibody.results import Results
+from multibody.spatial.rotations import euler_parameters_from_rotation
 from multibody.viz.scene import scene_description
 
 if TYPE_CHECKING:

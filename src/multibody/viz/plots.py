@@ -5,7 +5,11 @@ Each argument of ``plot`` is one of::
     "crank.angular_velocity.z"   one channel: one curve
     "crank.angular_velocity"     a vector quantity: its components in one panel
     "crank"                      a body's, joint's or force's standard set (``STANDARD_SETS``): a panel each
-    "energy"                     kinetic, potential, total and dissipated energy in one panel
+    "energy"                     every energy channel in one panel (kinetic, potential, total,
+                                 input and dissipated when the results carry them)
+
+A panel whose curves are all zero to round-off (``channels.numerically_zero``) is drawn at zero
+and says so, rather than magnifying the round-off into what would look like a signal.
 """
 
 from __future__ import annotations
@@ -16,8 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from multibody.results import Results
-from multibody.viz.channels import STANDARD_SETS, channel_unit, element_kind, quantity_unit
+from multibody.viz.channels import (
+    STANDARD_SETS,
+    channel_unit,
+    element_kind,
+    family_scale,
+    numerically_zero,
+    quantity_unit,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -58,7 +71,7 @@ def plot(
     results = results if isinstance(results, Results) else Results.load(results)
     if not channels:
         raise ValueError("name at least one channel to plot, e.g. 'crank.angular_velocity.z', 'crank' or 'energy'")
-    force_types = force_types if force_types is not None else _force_types(results)
+    force_types = force_types if force_types is not None else force_types_of(results)
     panels = [panel for spec in channels for panel in panels_of(results, spec, force_types)]
     height = PANEL_HEIGHT * len(panels) + MARGINS["top"] + MARGINS["bottom"] - MARGINS["gap"]
     figure = Figure(figsize=(FIGURE_WIDTH, height))
@@ -71,8 +84,12 @@ def plot(
         hspace=MARGINS["gap"] / (PANEL_HEIGHT - MARGINS["gap"]),
     )
     for ax, panel in zip(axes, panels):
-        for label, spec in panel.curves:
-            ax.plot(results.time, results.channel(spec), label=label)
+        values = [results.channel(spec) for _, spec in panel.curves]
+        zero = all(numerically_zero(v, family_scale(results, spec)) for v, (_, spec) in zip(values, panel.curves))
+        for (label, _), curve in zip(panel.curves, values):
+            ax.plot(results.time, np.zeros_like(curve) if zero else curve, label=label)
+        if zero:  # round-off magnified to fill the axes would look like a signal
+            ax.text(0.5, 0.6, "zero to round-off throughout", transform=ax.transAxes, ha="center", color="0.35")
         ax.set_ylabel(panel.label)
         ax.set_xlabel("time [s]")
         ax.grid(True, alpha=0.4)
@@ -109,16 +126,8 @@ def quantity_panel(results: Results, element: str, quantity: str, force_types: d
     return Panel(f"{element}.{quantity} [{unit}]", curves)
 
 
-def _force_types(results: Results) -> dict[str, str]:
+def force_types_of(results: Results) -> dict[str, str]:
+    """Force element name -> its type ("SpringDamper", "TorsionSpring" ...), from the results' scene."""
     if not results.layout.scene:
         return {}
     return {force["name"]: force["type"] for force in json.loads(results.layout.scene)["forces"]}
-
-
-def standard_figures(results: Results) -> dict[str, Figure]:
-    """The standard set of every body, joint and force element, one figure each, by element name."""
-    force_types = _force_types(results)
-    names = [name for names in results.layout.element_names().values() for name in names]
-    return {name: plot(results, name, force_types=force_types, title=name) for name in names} | {
-        "energy": plot(results, "energy", force_types=force_types, title="energy")
-    }

@@ -3,8 +3,10 @@
 The description comes from the System a model compiles to, or from the results file (which
 stores it, see ``multibody.system.scene``); files written without one still animate: each body
 is then drawn as a ball at its centre of mass. A body without shapes gets links (capsules) from
-its centre of mass to each of its markers and its inertia ellipsoid (the uniform ellipsoid of
-the same mass and central inertia, half transparent).
+its centre of mass to each of its markers, a small ball at the centre of mass, and an inertia
+hint: ``body["inertia_hint"] = {"semi_axes": [3], "rotation": R_BS}``, the principal semi-axes
+and axes of the uniform ellipsoid of the same mass and central inertia, which the viewer draws
+as three thin rings (an outline, not a solid that would hide the mechanism).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from multibody.model.geometry import Capsule, Ellipsoid, PlacedShape, Sphere, equivalent_ellipsoid
+from multibody.model.geometry import Capsule, PlacedShape, Sphere, equivalent_ellipsoid
 from multibody.results import Results
 
 if TYPE_CHECKING:
@@ -29,6 +31,8 @@ LINK_RADIUS = 0.012
 """Radius of automatic links, as a fraction of the scene's characteristic length."""
 BALL_RADIUS = 0.04
 """Radius of the ball drawn for a body known only by its motion, same fraction."""
+CM_BALL_RADIUS = 0.025
+"""Radius of the ball at the centre of mass of a body drawn from its markers, same fraction."""
 MIN_LINK_LENGTH = 1e-9
 """Markers closer than this to the CM [m] get no link."""
 
@@ -50,6 +54,9 @@ def scene_description(results: Results, model: Model | System | None = None) -> 
         body["automatic"] = not body["shapes"]
         if body["automatic"]:
             body["shapes"] = automatic_shapes(scene, index, PALETTE[index % len(PALETTE)])
+            if body["inertia"] is not None:
+                semi_axes, R_BS = equivalent_ellipsoid(body["mass"], np.asarray(body["inertia"]))
+                body["inertia_hint"] = {"semi_axes": semi_axes.tolist(), "rotation": R_BS.tolist()}
     return scene
 
 
@@ -90,8 +97,8 @@ def characteristic_length(scene: dict[str, Any], results: Results) -> float:
 
 
 def automatic_shapes(scene: dict[str, Any], body_index: int, color: str) -> list[dict[str, Any]]:
-    """Links from the CM to each marker of the body, and its inertia ellipsoid (or a ball when
-    the body's inertia is unknown), as shape descriptions in body axes."""
+    """Links from the CM to each marker of the body and a ball at the CM (larger when the body's
+    inertia is unknown and it has no link), as shape descriptions in body axes."""
     size = scene["size"]
     body = scene["bodies"][body_index]
     shapes: list[dict[str, Any]] = []
@@ -105,13 +112,8 @@ def automatic_shapes(scene: dict[str, Any], body_index: int, color: str) -> list
         ends.append(p_BM)
         link = _link(np.zeros(3), p_BM, LINK_RADIUS * size, color)
         shapes.append(link)
-    if body["inertia"] is not None:
-        semi_axes, R_BS = equivalent_ellipsoid(body["mass"], np.asarray(body["inertia"]))
-        floor = 0.25 * LINK_RADIUS * size  # a slender rod's ellipsoid is a needle: keep it visible
-        ellipsoid = Ellipsoid(np.maximum(semi_axes, floor), color=color, opacity=0.45)
-        shapes.append(PlacedShape(ellipsoid, np.zeros(3), R_BS).description())
-    else:
-        shapes.append(PlacedShape(Sphere(BALL_RADIUS * size, color=color), np.zeros(3), np.eye(3)).description())
+    radius = (CM_BALL_RADIUS if body["inertia"] is not None or ends else BALL_RADIUS) * size
+    shapes.append(PlacedShape(Sphere(radius, color=color), np.zeros(3), np.eye(3)).description())
     return shapes
 
 
