@@ -359,7 +359,7 @@ class Results:
 
         The element is looked up among the bodies, then the joints, then the forces. The
         component is x/y/z for 3-vectors, e0..e3 for Euler parameters, and absent for scalars.
-        "energy.<name>" gives an energy channel. Examples: "crank.angular_velocity.z",
+        "energy.<name>" gives an energy channel, "work.input" / "work.lost" the work channels. Examples: "crank.angular_velocity.z",
         "pin.reaction_force_in_j.x", "spring.value", "energy.kinetic".
 
         Returns:
@@ -368,6 +368,8 @@ class Results:
         head, _, last = spec.rpartition(".")
         if head == "energy" and last in ENERGY_NAMES:
             return self._arrays[f"energy/{last}"]
+        if head == "work" and last in ("input", "lost"):
+            return self.work[last]
         component = last if last in _ALL_COMPONENTS else None
         element, _, quantity = (head if component else spec).rpartition(".")
         if not element:
@@ -401,7 +403,7 @@ class Results:
                 for quantity, shape in group.quantities.items():
                     components = _COMPONENTS[shape]
                     names += [f"{element}.{quantity}.{c}" for c in components] or [f"{element}.{quantity}"]
-        return names + [f"energy.{name}" for name in ENERGY_NAMES]
+        return names + [f"energy.{name}" for name in ENERGY_NAMES] + ["work.input", "work.lost"]
 
     def to_csv(self, path: str | os.PathLike[str], channels: Sequence[str] | None = None) -> None:
         """Write a CSV file: a header row, then one row per output instant.

@@ -25,7 +25,10 @@ GROUP_TITLES = {"body": "Bodies", "joint": "Joints", "force": "Forces", "contact
 STORED_ENERGY = ("kinetic", "potential", "total")
 """Energy held by the system [J]."""
 EXCHANGED_ENERGY = ("input", "dissipated")
-"""Energy put in by motions, actuators and applied loads, and removed by dampers, since t = 0 [J]."""
+"""Energy put in by motions, actuators and applied loads (``results.work["input"]``), and removed
+by dampers, friction and impacts (``results.work["lost"]``), since t = 0 [J]."""
+EXCHANGED_CHANNELS = {"input": "work.input", "dissipated": "work.lost"}
+"""The results channels of the exchanged curves when input work is given apart."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,9 @@ def browser_data(results: Results) -> dict[str, Any]:
         for index, name in enumerate(names):
             section = "contact" if kind == "force" and "Contact" in force_types.get(name, "") else kind
             groups[section].append(_element(results, kind, name, index, force_types.get(name)))
-    groups["energy"].append({"name": "energy", "panels": energy_panels(results.energy)})
+    work = results.work
+    exchanged = {"input": work["input"], "dissipated": work["lost"]} if np.any(work["input"]) else {}
+    groups["energy"].append({"name": "energy", "panels": energy_panels(results.energy | exchanged)})
     tree = [
         {"key": key, "title": GROUP_TITLES[key], "elements": elements} for key, elements in groups.items() if elements
     ]
@@ -91,7 +96,12 @@ def energy_panels(energy: dict[str, np.ndarray]) -> list[dict[str, Any]]:
     scale = max((largest_magnitude(values) for values in energy.values()), default=0.0)
 
     def curves(names: tuple[str, ...]) -> list[Curve]:
-        return [Curve(n, f"energy.{n}", energy[n], numerically_zero(energy[n], scale)) for n in names if n in energy]
+        channel = EXCHANGED_CHANNELS if "input" in energy else {}
+        return [
+            Curve(n, channel.get(n, f"energy.{n}"), energy[n], numerically_zero(energy[n], scale))
+            for n in names
+            if n in energy
+        ]
 
     panels = [_panel("energy.stored", "stored energy", "J", curves(STORED_ENERGY), True)]
     exchanged = curves(EXCHANGED_ENERGY)

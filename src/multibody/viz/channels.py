@@ -51,7 +51,7 @@ def quantity_unit(quantity: str, force_type: str | None = None) -> str:
         return "N m" if force_type in ROTATIONAL_FORCES else "N"
     if quantity in QUANTITY_UNITS:
         return QUANTITY_UNITS[quantity]
-    if quantity in ("kinetic", "potential", "total", "input", "dissipated"):
+    if quantity in ("kinetic", "potential", "total", "input", "dissipated", "lost"):
         return QUANTITY_UNITS["energy"]
     raise KeyError(f"no unit known for quantity {quantity!r}; quantities are: {', '.join(QUANTITY_UNITS)}, value")
 
@@ -61,7 +61,7 @@ def channel_unit(spec: str, force_types: dict[str, str] | None = None) -> str:
 
     ``force_types`` maps force element names to their type (e.g. "TorsionSpring").
     """
-    if spec.split(".")[0] == "energy":
+    if spec.split(".")[0] in ("energy", "work"):
         return QUANTITY_UNITS["energy"]
     element, quantity = _element_and_quantity(spec)
     return quantity_unit(quantity, (force_types or {}).get(element))
