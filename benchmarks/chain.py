@@ -194,7 +194,9 @@ def run_exudyn_planar(n_links: int, t_end: float) -> Run:
         node = mbs.AddNode(NodeRigidBody2D(referenceCoordinates=[link_center(k)[0], 0.0, 0.0]))
         link = mbs.AddObject(ObjectRigidBody2D(nodeNumber=node, mass=MASS, inertia=LINK_INERTIA[2]))
         mbs.AddLoad(
-            LoadMassProportional(markerNumber=mbs.AddMarker(MarkerBodyMass(bodyNumber=link)), loadVector=[0, -GRAVITY, 0])
+            LoadMassProportional(
+                markerNumber=mbs.AddMarker(MarkerBodyMass(bodyNumber=link)), loadVector=[0, -GRAVITY, 0]
+            )
         )
         mbs.AddObject(
             RevoluteJoint2D(

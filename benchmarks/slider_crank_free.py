@@ -71,22 +71,41 @@ def our_model() -> mb.Model:
     axial = 1e-6
     crank = model.add(
         mb.RigidBody(
-            "crank", CRANK_MASS, (axial, rod_inertia(CRANK_MASS, CRANK), rod_inertia(CRANK_MASS, CRANK)),
-            position=(CRANK / 2, 0.0, 0.0), velocity=(0.0, OMEGA0 * CRANK / 2, 0.0), angular_velocity=(0.0, 0.0, OMEGA0),
+            "crank",
+            CRANK_MASS,
+            (axial, rod_inertia(CRANK_MASS, CRANK), rod_inertia(CRANK_MASS, CRANK)),
+            position=(CRANK / 2, 0.0, 0.0),
+            velocity=(0.0, OMEGA0 * CRANK / 2, 0.0),
+            angular_velocity=(0.0, 0.0, OMEGA0),
         )
     )
     rod_omega = -OMEGA0 * CRANK / ROD
     rod = model.add(
         mb.RigidBody(
-            "rod", ROD_MASS, (axial, rod_inertia(ROD_MASS, ROD), rod_inertia(ROD_MASS, ROD)),
-            position=(CRANK + ROD / 2, 0.0, 0.0), velocity=(0.0, OMEGA0 * CRANK / 2, 0.0),
+            "rod",
+            ROD_MASS,
+            (axial, rod_inertia(ROD_MASS, ROD), rod_inertia(ROD_MASS, ROD)),
+            position=(CRANK + ROD / 2, 0.0, 0.0),
+            velocity=(0.0, OMEGA0 * CRANK / 2, 0.0),
             angular_velocity=(0.0, 0.0, rod_omega),
         )
     )
     slider = model.add(mb.RigidBody("slider", SLIDER_MASS, (1e-3, 1e-3, 1e-3), position=(CRANK + ROD, 0.0, 0.0)))
     z = (0.0, 0.0, 1.0)
-    model.add(mb.Revolute("pivot", crank.add_marker("pivot", position=(-CRANK / 2, 0, 0), z_axis=z), model.ground.add_marker("pivot", z_axis=z)))
-    model.add(mb.Spherical("pin", rod.add_marker("big_end", position=(-ROD / 2, 0, 0)), crank.add_marker("pin", position=(CRANK / 2, 0, 0))))
+    model.add(
+        mb.Revolute(
+            "pivot",
+            crank.add_marker("pivot", position=(-CRANK / 2, 0, 0), z_axis=z),
+            model.ground.add_marker("pivot", z_axis=z),
+        )
+    )
+    model.add(
+        mb.Spherical(
+            "pin",
+            rod.add_marker("big_end", position=(-ROD / 2, 0, 0)),
+            crank.add_marker("pin", position=(CRANK / 2, 0, 0)),
+        )
+    )
     model.add(
         mb.Universal(
             "small_end",
@@ -95,7 +114,11 @@ def our_model() -> mb.Model:
         )
     )
     along_x = (1.0, 0.0, 0.0)
-    model.add(mb.Translational("guide", slider.add_marker("guide", z_axis=along_x), model.ground.add_marker("guide", z_axis=along_x)))
+    model.add(
+        mb.Translational(
+            "guide", slider.add_marker("guide", z_axis=along_x), model.ground.add_marker("guide", z_axis=along_x)
+        )
+    )
     return model
 
 
@@ -178,7 +201,11 @@ def main() -> None:
     args = parser.parse_args()
     reference = reference_angle(T_END)
     print(f"reference crank angle at {T_END:g} s: {reference:.9f} rad (reduced ODE, rtol 1e-12)")
-    cases: list[tuple[str, object]] = [("ours, defaults (SI2, rtol 1e-6)", None), ("ours, rtol 1e-7", 1e-7), ("ours, rtol 1e-8", 1e-8)]
+    cases: list[tuple[str, object]] = [
+        ("ours, defaults (SI2, rtol 1e-6)", None),
+        ("ours, rtol 1e-7", 1e-7),
+        ("ours, rtol 1e-8", 1e-8),
+    ]
     rows = []
     run_ours(None)  # compile the kernels before timing
     for label, rtol in cases:
@@ -192,7 +219,9 @@ def main() -> None:
             print("exudyn is not importable: ours only (pip install '.[bench]')")
         else:
             exudyn_wall = min(r[0] for r in runs)
-            rows.append(("Exudyn RigidBody2D, gen.-alpha, h = 1 ms", exudyn_wall, runs[0][1], abs(runs[0][2] - reference)))
+            rows.append(
+                ("Exudyn RigidBody2D, gen.-alpha, h = 1 ms", exudyn_wall, runs[0][1], abs(runs[0][2] - reference))
+            )
     print(f"{'case':<44} {'wall [s]':>9} {'steps':>7} {'angle error [rad]':>18} {'wall / Exudyn':>14}")
     for label, wall, steps, error in rows:
         ratio = f"{wall / exudyn_wall:>14.2f}" if exudyn_wall else f"{'-':>14}"

@@ -30,7 +30,9 @@ def maxwell_model(mass: float, stiffness: float, damping: float, x0: float) -> m
     block = model.add(mb.RigidBody("block", mass, (0.1, 0.1, 0.1), position=(x0, 0.0, 0.0)))
     along_x = (1.0, 0.0, 0.0)
     model.add(
-        mb.Translational("slide", block.add_marker("slide", z_axis=along_x), model.ground.add_marker("slide", z_axis=along_x))
+        mb.Translational(
+            "slide", block.add_marker("slide", z_axis=along_x), model.ground.add_marker("slide", z_axis=along_x)
+        )
     )
     hook = block.add_marker("hook")
 
@@ -67,7 +69,9 @@ def sliding_block(mu: float, v0: float, smoothing: float) -> tuple[mb.Model, mb.
     block = model.add(mb.RigidBody("block", 2.0, (0.1, 0.1, 0.1), velocity=(v0, 0.0, 0.0)))
     along_x = (1.0, 0.0, 0.0)
     slide = model.add(
-        mb.Translational("slide", block.add_marker("slide", z_axis=along_x), model.ground.add_marker("slide", z_axis=along_x))
+        mb.Translational(
+            "slide", block.add_marker("slide", z_axis=along_x), model.ground.add_marker("slide", z_axis=along_x)
+        )
     )
     center = block.add_marker("center")
 

@@ -18,13 +18,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from multibody.formulation import constraints, forces
+from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
 from multibody.formulation.compilation import announce_first_compilation
-from multibody.formulation import frames as kinematics
 from multibody.formulation.frames import Pose, Twist
-from multibody.spatial.rotations import FloatArray, cross
 from multibody.solve.linear import Factorization, Matrix, saddle_point_matrix
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import ConstraintRows, System
 
 SPARSE_THRESHOLD = 400
@@ -105,14 +105,41 @@ class CartesianFormulation:
         q = np.ascontiguousarray(q, dtype=float)
         v = np.ascontiguousarray(v, dtype=float)
         f, f_dot = constraints.driver_values(rows, t, 1)
-        (p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, bias_WM_W, phi, nu, coefficients, values, wrench) = evaluate_rigid(
-            q, v, s.marker_body, s.marker_position, s.marker_orientation, rows.kind, rows.i_marker, rows.j_marker,
-            rows.i_axis, rows.j_axis, rows.parameter, f, f_dot, s.mass, s.inertia, s.gravity,
+        (
+            p_WB_W,
+            R_WB,
+            p_WM_W,
+            p_BM_W,
+            R_WM,
+            v_WB_W,
+            w_WB_W,
+            v_WM_W,
+            bias_WM_W,
+            phi,
+            nu,
+            coefficients,
+            values,
+            wrench,
+        ) = evaluate_rigid(
+            q,
+            v,
+            s.marker_body,
+            s.marker_position,
+            s.marker_orientation,
+            rows.kind,
+            rows.i_marker,
+            rows.j_marker,
+            rows.i_axis,
+            rows.j_axis,
+            rows.parameter,
+            f,
+            f_dot,
+            s.mass,
+            s.inertia,
+            s.gravity,
         )
         frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(s, q)[1], p_WM_W, p_BM_W, R_WM)
-        motion = Twist(
-            v_WB_W, w_WB_W, kinematics.split_velocities(s, v)[1], v_WM_W, w_WB_W[s.marker_body], bias_WM_W
-        )
+        motion = Twist(v_WB_W, w_WB_W, kinematics.split_velocities(s, v)[1], v_WM_W, w_WB_W[s.marker_body], bias_WM_W)
         x = s.x0 if x is None else x
         if len(s.force_names):
             loads = forces.element_loads(s, frames, motion, x, lam)
@@ -120,7 +147,9 @@ class CartesianFormulation:
         else:
             loads = forces.NO_LOADS
         G = self.assembler.from_values(values)
-        jacobian = constraints.ConstraintJacobian(coefficients[:, 0], coefficients[:, 1], coefficients[:, 2], coefficients[:, 3])
+        jacobian = constraints.ConstraintJacobian(
+            coefficients[:, 0], coefficients[:, 1], coefficients[:, 2], coefficients[:, 3]
+        )
         return Evaluation(frames, motion, loads, wrench.reshape(-1), phi, G, nu, q, v, x, lam, jacobian)
 
     def generalized_force(self, frames: Pose, motion: Twist, loads: forces.ElementLoads) -> FloatArray:
@@ -224,7 +253,6 @@ class CartesianFormulation:
         C = sp.csr_matrix((np.concatenate(damping), (r, c)), shape=(n, n))
         return (K, C) if self.sparse else (K.toarray(), C.toarray())
 
-
     def coupling_jacobians(
         self, q: FloatArray, v: FloatArray, x: FloatArray, t: float, lam: FloatArray
     ) -> StateCoupling | None:
@@ -238,18 +266,27 @@ class CartesianFormulation:
         base = self.evaluate(q, v, t, x, lam)
         Q0, F0 = base.generalized_force, base.state_rate
         coupling = StateCoupling(
-            np.zeros((nv, nx)), np.zeros((nv, m)), np.zeros((nx, nv)), np.zeros((nx, nv)), np.zeros((nx, nx)), np.zeros((nx, m))
+            np.zeros((nv, nx)),
+            np.zeros((nv, m)),
+            np.zeros((nx, nv)),
+            np.zeros((nx, nv)),
+            np.zeros((nx, nx)),
+            np.zeros((nx, m)),
         )
 
         def column(step: float, **changed: FloatArray) -> tuple[FloatArray, FloatArray]:
-            state = self.evaluate(changed.get("q", q), changed.get("v", v), t, changed.get("x", x), changed.get("lam", lam))
+            state = self.evaluate(
+                changed.get("q", q), changed.get("v", v), t, changed.get("x", x), changed.get("lam", lam)
+            )
             return (state.generalized_force - Q0) / step, (state.state_rate - F0) / step
 
         for k in range(nx):
             step = 1e-7 * (1.0 + abs(x[k]))
             coupling.Q_x[:, k], coupling.F_x[:, k] = column(step, x=x + step * np.eye(nx)[k])
         read_rows = np.unique(
-            np.concatenate([s.active_rows_of[j] for joints in s.user_forces.joints for j in joints] or [np.zeros(0, int)])
+            np.concatenate(
+                [s.active_rows_of[j] for joints in s.user_forces.joints for j in joints] or [np.zeros(0, int)]
+            )
         )
         for r in read_rows.astype(int):
             step = 1e-7 * (1.0 + abs(lam[r]))

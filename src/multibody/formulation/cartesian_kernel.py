@@ -40,7 +40,9 @@ def evaluate_rigid(
     p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM = rigid.marker_frames(q, marker_body, marker_position, marker_orientation)
     v_WB_W, w_WB_W, v_WM_W = rigid.marker_twists(v, R_WB, marker_body, p_BM_W)
     bias_WM_W = rigid.marker_acceleration_bias(w_WB_W, marker_body, p_BM_W)
-    phi, nu, marker_coefficients = row_kernels(kind, i_marker, j_marker, i_axis, j_axis, parameter, f, f_dot, R_WM, p_WM_W)
+    phi, nu, marker_coefficients = row_kernels(
+        kind, i_marker, j_marker, i_axis, j_axis, parameter, f, f_dot, R_WM, p_WM_W
+    )
     coefficients = rigid.body_coefficients(marker_coefficients, p_BM_W[i_marker], p_BM_W[j_marker])
     values = rigid.jacobian_values(coefficients, R_WB, marker_body[i_marker], marker_body[j_marker])
     nb = mass.size

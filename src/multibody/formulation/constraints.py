@@ -28,7 +28,12 @@ from multibody.spatial.rotations import FloatArray
 from multibody.system.system import CONSTRAINT_KINDS, ConstraintRows, System
 
 KIND = {name: code for code, name in enumerate(CONSTRAINT_KINDS)}
-COINCIDENT, PERPENDICULAR, IN_PLANE, DISTANCE = KIND["coincident"], KIND["perpendicular"], KIND["in_plane"], KIND["distance"]
+COINCIDENT, PERPENDICULAR, IN_PLANE, DISTANCE = (
+    KIND["coincident"],
+    KIND["perpendicular"],
+    KIND["in_plane"],
+    KIND["distance"],
+)
 ROTATION_DRIVER, TRANSLATION_DRIVER = KIND["rotation_driver"], KIND["translation_driver"]
 CONSTANT_VELOCITY, SCREW = KIND["constant_velocity"], KIND["screw"]
 
@@ -183,7 +188,14 @@ def _turning_plane(b: np.ndarray, d: np.ndarray, d_dot: np.ndarray, bias: np.nda
 
 @njit(cache=True, inline="always")
 def _angle_following(
-    u_I: np.ndarray, x_J: np.ndarray, y_J: np.ndarray, w_i: np.ndarray, w_j: np.ndarray, f: float, f_dot: float, f_ddot: float
+    u_I: np.ndarray,
+    x_J: np.ndarray,
+    y_J: np.ndarray,
+    w_i: np.ndarray,
+    w_j: np.ndarray,
+    f: float,
+    f_dot: float,
+    f_ddot: float,
 ) -> float:
     """``gamma`` of ``sin(theta - f)`` for given rates of f (``f_ddot``: the part of f's second
     rate that is not in the Jacobian)."""
@@ -275,14 +287,20 @@ def driver_values(rows: ConstraintRows, t: float, order: int) -> tuple[FloatArra
     return values
 
 
-def marker_level(
-    rows: ConstraintRows, frames: Pose
-) -> tuple[FloatArray, FloatArray, FloatArray]:
+def marker_level(rows: ConstraintRows, frames: Pose) -> tuple[FloatArray, FloatArray, FloatArray]:
     """``(Phi (m,), nu (m,), marker coefficients (m, 4, 3))`` at ``frames`` (time ``frames.t``)."""
     f, f_dot = driver_values(rows, frames.t, 1)
     return row_kernels(
-        rows.kind, rows.i_marker, rows.j_marker, rows.i_axis, rows.j_axis, rows.parameter, f, f_dot,
-        frames.R_WM, frames.p_WM_W,
+        rows.kind,
+        rows.i_marker,
+        rows.j_marker,
+        rows.i_axis,
+        rows.j_axis,
+        rows.parameter,
+        f,
+        f_dot,
+        frames.R_WM,
+        frames.p_WM_W,
     )
 
 
@@ -300,8 +318,20 @@ def acceleration_rhs(system: System, rows: ConstraintRows, frames: Pose, motion:
     parts of the second time derivative of each row."""
     f, f_dot, f_ddot = driver_values(rows, frames.t, 2)
     return acceleration_kernels(
-        rows.kind, rows.i_marker, rows.j_marker, rows.i_axis, rows.j_axis, rows.parameter, f, f_dot, f_ddot,
-        frames.R_WM, frames.p_WM_W, motion.v_WM_W, motion.w_WM_W, motion.bias_WM_W,
+        rows.kind,
+        rows.i_marker,
+        rows.j_marker,
+        rows.i_axis,
+        rows.j_axis,
+        rows.parameter,
+        f,
+        f_dot,
+        f_ddot,
+        frames.R_WM,
+        frames.p_WM_W,
+        motion.v_WM_W,
+        motion.w_WM_W,
+        motion.bias_WM_W,
     )
 
 
@@ -324,10 +354,19 @@ class JacobianAssembler:
         self.column = column[self.keep]
         self.body_i, self.body_j = body_i, body_j
         # Fixed CSR pattern: each kept value goes to one slot of ``data`` (duplicates summed).
-        pattern = sp.csr_matrix((np.arange(1, self.keep.size + 1, dtype=float), (self.row_index, self.column)), shape=self.shape)
+        pattern = sp.csr_matrix(
+            (np.arange(1, self.keep.size + 1, dtype=float), (self.row_index, self.column)), shape=self.shape
+        )
         pattern.sum_duplicates()
         self._indices, self._indptr = pattern.indices.copy(), pattern.indptr.copy()
-        slot_of = {(r, c): s for r in range(m) for s, c in zip(range(pattern.indptr[r], pattern.indptr[r + 1]), pattern.indices[pattern.indptr[r] : pattern.indptr[r + 1]])}
+        slot_of = {
+            (r, c): s
+            for r in range(m)
+            for s, c in zip(
+                range(pattern.indptr[r], pattern.indptr[r + 1]),
+                pattern.indices[pattern.indptr[r] : pattern.indptr[r + 1]],
+            )
+        }
         self._slot = np.array([slot_of[(r, c)] for r, c in zip(self.row_index, self.column)], dtype=np.int64)
         self._nnz = pattern.indices.size
 

@@ -122,7 +122,9 @@ class MechanicalDAE:
         K, C, coupling = self._jacobians
         state = form.evaluate(q, v, t, x, lam)
         try:
-            iteration_matrix = Factorization(_iteration_matrix(form.mass_matrix - c * C - c * c * K, state.G, c, coupling))
+            iteration_matrix = Factorization(
+                _iteration_matrix(form.mass_matrix - c * C - c * c * K, state.G, c, coupling)
+            )
             gram = Factorization(state.G @ state.G.T) if self.form == "SI2" and self.m else None
         except SingularMatrixError as error:
             return Correction(

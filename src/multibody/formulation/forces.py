@@ -12,13 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from multibody.formulation.bodies import rigid
-from multibody.spatial import rotations
 from multibody.formulation.frames import Pose, Twist
-from multibody.spatial.measurements import Measurements
-from multibody.spatial.rotations import FloatArray, cross
 from multibody.model.element import ModelError
 from multibody.model.forces.applied import MarkerState
 from multibody.model.forces.user import UserForceInput
+from multibody.spatial import rotations
+from multibody.spatial.measurements import Measurements
+from multibody.spatial.rotations import FloatArray, cross
 from multibody.system.system import System
 
 
@@ -53,7 +53,15 @@ def _read_only(array: FloatArray) -> FloatArray:
     return array
 
 
-NO_LOADS = ElementLoads(_read_only(np.zeros((0, 3))), _read_only(np.zeros((0, 3))), _read_only(np.zeros(0)), 0.0, 0.0, 0.0, _read_only(np.zeros(0)))
+NO_LOADS = ElementLoads(
+    _read_only(np.zeros((0, 3))),
+    _read_only(np.zeros((0, 3))),
+    _read_only(np.zeros(0)),
+    0.0,
+    0.0,
+    0.0,
+    _read_only(np.zeros(0)),
+)
 """The loads of a model without force elements (and so without first-order states)."""
 
 
@@ -203,7 +211,9 @@ def _user_forces(
     group = system.user_forces
     p_M, v_M, R_WM, w_M = frames.p_WM_W, motion.v_WM_W, frames.R_WM, motion.w_WM_W
     power = 0.0
-    for element, law, markers, joints, states in zip(group.element, group.law, group.markers, group.joints, group.states):
+    for element, law, markers, joints, states in zip(
+        group.element, group.law, group.markers, group.joints, group.states
+    ):
         name = system.force_names[element]
         inputs = UserForceInput(
             frames.t,
@@ -224,7 +234,9 @@ def _user_forces(
                 "(it must return (force (3,), torque (3,)[, state rates]))"
             ) from error
         if rates.size != states.stop - states.start:
-            raise ModelError(f"force '{name}': its law returned {rates.size} state rates for {states.stop - states.start} states")
+            raise ModelError(
+                f"force '{name}': its law returned {rates.size} state rates for {states.stop - states.start} states"
+            )
         force[element], torque[element], state_rate[states] = F, T, rates
         value[element] = float(np.linalg.norm(F) or np.linalg.norm(T))
         power += _load_power(F, T, *system.force_markers[element], frames, motion)

@@ -49,7 +49,7 @@ from multibody.model.joints import (
     Universal,
 )
 from multibody.model.joints.base import AXIS_INDEX, Joint
-from multibody.system.system import CONSTRAINT_KINDS, ConstraintRows, System
+from multibody.system.system import ConstraintRows, System
 
 GROUND = -1
 
@@ -93,16 +93,6 @@ JOINT_CLASSES: dict[str, type[Joint]] = {
     "at_point": AtPoint,
 }
 """Constraint elements a tree can hold; an ``AtPoint`` primitive is a spherical joint."""
-
-
-def _class_signature(joint_class: type[Joint]) -> tuple[tuple[int, int, int], ...]:
-    return tuple((CONSTRAINT_KINDS.index(r.kind), r.i_axis, r.j_axis) for r in joint_class.rows)
-
-
-SIGNATURES = {
-    _class_signature(cls): ("spherical" if name == "at_point" else name) for name, cls in JOINT_CLASSES.items()
-}
-"""Constraint-row pattern (kind, I axis, J axis per row) -> joint family."""
 
 
 @dataclass(frozen=True)
@@ -180,13 +170,12 @@ class SpanningTree:
 
 
 def joint_family(system: System, element: int) -> str | None:
-    """The tree-joint family of constraint element ``element``, or None if it is not one."""
-    if system.constraint_kinds[element] == "motion":
+    """The tree-joint family of constraint element ``element`` (as the System records it; an
+    ``AtPoint`` primitive is a spherical joint), or None if a tree cannot hold it."""
+    family = system.constraint_families[element]
+    if family not in JOINT_CLASSES:
         return None
-    rows = system.all_rows
-    members = np.flatnonzero(rows.element == element)
-    signature = tuple((int(rows.kind[r]), int(rows.i_axis[r]), int(rows.j_axis[r])) for r in members)
-    return SIGNATURES.get(signature)
+    return "spherical" if family == "at_point" else family
 
 
 def spanning_tree(system: System) -> SpanningTree:

@@ -19,6 +19,8 @@ class Motion(Element):
     """
 
     kind = "motion"
+    family = "motion"
+    """The constraint family the compiled System records."""
 
     def __init__(
         self,

@@ -11,7 +11,6 @@ from threadpoolctl import threadpool_limits
 from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
 from multibody.formulation.compilation import announce_first_compilation
-from multibody.spatial import rotations
 from multibody.formulation.constraints import JacobianAssembler, position_level
 from multibody.model.body import RigidBody
 from multibody.model.forces import Bushing, PointForce, PointTorque, SpringDamper, TorsionSpring
@@ -25,7 +24,9 @@ from multibody.model.marker import Marker
 from multibody.model.model import Model
 from multibody.model.motion import Motion
 from multibody.solve.linear import dependent_rows
+from multibody.spatial import rotations
 from multibody.system.drivers import IntegratedAcceleration, IntegratedVelocity
+from multibody.system.layout import CoordinateLayout
 from multibody.system.scene import scene_json
 from multibody.system.system import (
     CONSTRAINT_KINDS,
@@ -40,7 +41,6 @@ from multibody.system.system import (
     TorsionSprings,
     UserForces,
 )
-from multibody.system.layout import CoordinateLayout
 
 UNSPECIFIED_FREEDOM = 1e6
 """Inverse assembly weight of an initial condition the user did not give (ADAMS: weight 1e-6)."""
@@ -86,6 +86,7 @@ def compile_model(model: Model) -> System:
         marker_orientation=np.array([m.orientation for m in markers]).reshape(-1, 3, 3),
         constraint_names=tuple(c.name for c in constraints),
         constraint_kinds=tuple(c.kind for c in constraints),
+        constraint_families=tuple(c.family for c in constraints),
         constraint_markers=np.array(
             [[marker_index[id(c.i_marker)], marker_index[id(c.j_marker)]] for c in constraints], dtype=np.int64
         ).reshape(-1, 2),

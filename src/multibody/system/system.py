@@ -206,6 +206,8 @@ class System:
     """joints, primitives and motions, in model order"""
     constraint_kinds: tuple[str, ...]
     """"joint", "joint primitive" or "motion" per constraint element"""
+    constraint_families: tuple[str, ...]
+    """per constraint element, its family in snake case ("revolute", "at_point", "motion" ...)"""
     constraint_markers: IntArray
     """(nc, 2) I and J marker of each constraint element"""
     all_rows: ConstraintRows

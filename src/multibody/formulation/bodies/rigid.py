@@ -148,7 +148,11 @@ def body_coefficients(marker_coefficients: np.ndarray, p_BI_W: np.ndarray, p_BJ_
     out = marker_coefficients.copy()
     for r in range(m):
         for side, p in ((0, p_BI_W), (2, p_BJ_W)):
-            a0, a1, a2 = marker_coefficients[r, side, 0], marker_coefficients[r, side, 1], marker_coefficients[r, side, 2]
+            a0, a1, a2 = (
+                marker_coefficients[r, side, 0],
+                marker_coefficients[r, side, 1],
+                marker_coefficients[r, side, 2],
+            )
             out[r, side + 1, 0] += p[r, 1] * a2 - p[r, 2] * a1
             out[r, side + 1, 1] += p[r, 2] * a0 - p[r, 0] * a2
             out[r, side + 1, 2] += p[r, 0] * a1 - p[r, 1] * a0

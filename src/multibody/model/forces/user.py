@@ -59,7 +59,9 @@ class UserForceInput:
         try:
             return self.joint_multipliers[name]
         except KeyError:
-            raise ModelError(f"the law reads the multipliers of '{name}', which its UserForce does not declare in joints=") from None
+            raise ModelError(
+                f"the law reads the multipliers of '{name}', which its UserForce does not declare in joints="
+            ) from None
 
 
 UserLaw = Callable[[UserForceInput], tuple]
@@ -103,7 +105,9 @@ class UserForce(ForceElement):
         try:
             initial = np.asarray(states, dtype=float).reshape(-1)
         except (TypeError, ValueError):
-            raise ModelError(f"{self.describe()}: states= must be numbers (initial state values), got {states!r}") from None
+            raise ModelError(
+                f"{self.describe()}: states= must be numbers (initial state values), got {states!r}"
+            ) from None
         if not np.all(np.isfinite(initial)):
             raise ModelError(f"{self.describe()}: initial states must be finite, got {states!r}")
         self.law = law

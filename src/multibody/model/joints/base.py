@@ -13,6 +13,8 @@ evaluated in vectorized groups by the formulation:
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from multibody.model.element import Element
@@ -68,6 +70,12 @@ class Joint(Element):
         check_marker_pair(self, {"i_marker": i_marker, "j_marker": j_marker}, "a joint connects two different bodies")
         self.i_marker = i_marker
         self.j_marker = j_marker
+
+    @property
+    def family(self) -> str:
+        """The joint family in snake case ("revolute", "at_point", "constant_velocity"), as the
+        compiled System records it."""
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", type(self).__name__).lower()
 
     def constraint_rows(self) -> tuple[ConstraintRow, ...]:
         """The scalar constraints this joint imposes, in order."""
