@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from multibody.formulation.constraints import ConstraintJacobian, position_level
 from multibody.formulation.frames import Pose
-from multibody.spatial.rotations import FloatArray, cross
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 
 
@@ -25,25 +26,56 @@ def reactions(
     """
     rows = system.rows
     n_elements = len(system.constraint_names)
-    force = np.zeros((n_elements, 3))
-    torque = np.zeros((n_elements, 3))
     if len(rows) == 0:
-        return force, torque
+        return np.zeros((n_elements, 3)), np.zeros((n_elements, 3))
     if jacobian is None:
         _, jacobian, _ = position_level(system, rows, frames)
-    p_I = frames.p_WM_W[rows.i_marker]
-    body_i = system.marker_body[rows.i_marker]
-    body_j = system.marker_body[rows.j_marker]
-    i_side = body_i >= 0
     m = len(rows)
-    g_v = np.where(i_side[:, None], jacobian.g_vi[:m], -jacobian.g_vj[:m])
-    g_w = np.where(i_side[:, None], jacobian.g_wi[:m], -jacobian.g_wj[:m])
-    body = np.where(i_side, body_i, body_j)
-    row_force = -g_v * lam[:, None]
-    row_moment_cm = -g_w * lam[:, None]
-    row_torque = row_moment_cm - cross(p_I - frames.p_WB_W[body], row_force)
-    np.add.at(force, rows.element, row_force)
-    np.add.at(torque, rows.element, row_torque)
+    return _row_wrenches(
+        n_elements,
+        rows.element,
+        system.marker_body[rows.i_marker],
+        system.marker_body[rows.j_marker],
+        frames.p_WM_W[rows.i_marker],
+        frames.p_WB_W,
+        np.ascontiguousarray(jacobian.g_vi[:m]),
+        np.ascontiguousarray(jacobian.g_wi[:m]),
+        np.ascontiguousarray(jacobian.g_vj[:m]),
+        np.ascontiguousarray(jacobian.g_wj[:m]),
+        np.ascontiguousarray(lam, dtype=float),
+    )
+
+
+@njit(cache=True)
+def _row_wrenches(
+    n_elements: int,
+    element: np.ndarray,
+    body_i: np.ndarray,
+    body_j: np.ndarray,
+    p_I: np.ndarray,
+    p_WB_W: np.ndarray,
+    g_vi: np.ndarray,
+    g_wi: np.ndarray,
+    g_vj: np.ndarray,
+    g_wj: np.ndarray,
+    lam: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sum every row's constraint wrench on its element's I marker (see ``reactions``)."""
+    force = np.zeros((n_elements, 3))
+    torque = np.zeros((n_elements, 3))
+    for r in range(element.size):
+        if body_i[r] >= 0:
+            body, g_v, g_w, sign = body_i[r], g_vi[r], g_wi[r], 1.0
+        else:
+            body, g_v, g_w, sign = body_j[r], g_vj[r], g_wj[r], -1.0
+        f = -sign * lam[r] * g_v
+        arm = p_I[r] - p_WB_W[body]
+        k = element[r]
+        for n in range(3):
+            force[k, n] += f[n]
+        torque[k, 0] += -sign * lam[r] * g_w[0] - (arm[1] * f[2] - arm[2] * f[1])
+        torque[k, 1] += -sign * lam[r] * g_w[1] - (arm[2] * f[0] - arm[0] * f[2])
+        torque[k, 2] += -sign * lam[r] * g_w[2] - (arm[0] * f[1] - arm[1] * f[0])
     return force, torque
 
 
