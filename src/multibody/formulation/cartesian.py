@@ -114,6 +114,7 @@ class CartesianFormulation:
             v_WB_W,
             w_WB_W,
             v_WM_W,
+            w_WM_W,
             bias_WM_W,
             phi,
             nu,
@@ -126,12 +127,7 @@ class CartesianFormulation:
             s.marker_body,
             s.marker_position,
             s.marker_orientation,
-            rows.kind,
-            rows.i_marker,
-            rows.j_marker,
-            rows.i_axis,
-            rows.j_axis,
-            rows.parameter,
+            rows.kernel_arrays,
             f,
             f_dot,
             s.mass,
@@ -139,7 +135,7 @@ class CartesianFormulation:
             s.gravity,
         )
         frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(s, q)[1], p_WM_W, p_BM_W, R_WM)
-        motion = Twist(v_WB_W, w_WB_W, kinematics.split_velocities(s, v)[1], v_WM_W, w_WB_W[s.marker_body], bias_WM_W)
+        motion = Twist(v_WB_W, w_WB_W, kinematics.split_velocities(s, v)[1], v_WM_W, w_WM_W, bias_WM_W)
         x = s.x0 if x is None else x
         if len(s.force_names):
             loads = forces.element_loads(s, frames, motion, x, lam)

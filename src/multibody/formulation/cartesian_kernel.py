@@ -18,12 +18,7 @@ def evaluate_rigid(
     marker_body: np.ndarray,
     marker_position: np.ndarray,
     marker_orientation: np.ndarray,
-    kind: np.ndarray,
-    i_marker: np.ndarray,
-    j_marker: np.ndarray,
-    i_axis: np.ndarray,
-    j_axis: np.ndarray,
-    parameter: np.ndarray,
+    rows: tuple,
     f: np.ndarray,
     f_dot: np.ndarray,
     mass: np.ndarray,
@@ -31,17 +26,19 @@ def evaluate_rigid(
     gravity: np.ndarray,
 ) -> tuple:
     """Frames, twists, ``Phi``, ``nu``, the entries of ``G`` and ``Q`` of gravity and gyroscopic
-    moments at ``(q (7 nb,), v (6 nb,))``, for the rows given by their arrays and driver values
-    ``f``, ``f_dot`` (see ``constraints.row_kernels``).
+    moments at ``(q (7 nb,), v (6 nb,))``, for the rows given by their arrays
+    (``ConstraintRows.kernel_arrays``) and driver values ``f``, ``f_dot`` (see
+    ``constraints.row_kernels``).
 
-    Returns ``(p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, bias_WM_W, phi, nu,
-    body coefficients (m, 4, 3) (``rigid.body_coefficients``), jacobian_values (m, 12), wrench (nb, 6))``.
+    Returns ``(p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, phi,
+    nu, body coefficients (m, 4, 3) (``rigid.body_coefficients``), jacobian_values (m, 12), wrench
+    (nb, 6))``.
     """
+    i_marker, j_marker = rows[1], rows[2]
     p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM = rigid.marker_frames(q, marker_body, marker_position, marker_orientation)
-    v_WB_W, w_WB_W, v_WM_W = rigid.marker_twists(v, R_WB, marker_body, p_BM_W)
-    bias_WM_W = rigid.marker_acceleration_bias(w_WB_W, marker_body, p_BM_W)
+    v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W = rigid.marker_twists(v, R_WB, marker_body, p_BM_W)
     phi, nu, marker_coefficients = row_kernels(
-        kind, i_marker, j_marker, i_axis, j_axis, parameter, f, f_dot, R_WM, p_WM_W
+        rows[0], i_marker, j_marker, rows[3], rows[4], rows[5], f, f_dot, R_WM, p_WM_W
     )
     coefficients = rigid.body_coefficients(marker_coefficients, p_BM_W[i_marker], p_BM_W[j_marker])
     values = rigid.jacobian_values(coefficients, R_WB, marker_body[i_marker], marker_body[j_marker])
@@ -52,4 +49,20 @@ def evaluate_rigid(
             w_WB_B[b, k] = v[6 * b + 3 + k]
     wrench = np.zeros((nb, 6))
     rigid.inertial_forces(mass, inertia, gravity, w_WB_B, wrench)
-    return p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, bias_WM_W, phi, nu, coefficients, values, wrench
+    return (
+        p_WB_W,
+        R_WB,
+        p_WM_W,
+        p_BM_W,
+        R_WM,
+        v_WB_W,
+        w_WB_W,
+        v_WM_W,
+        w_WM_W,
+        bias_WM_W,
+        phi,
+        nu,
+        coefficients,
+        values,
+        wrench,
+    )

@@ -290,18 +290,7 @@ def driver_values(rows: ConstraintRows, t: float, order: int) -> tuple[FloatArra
 def marker_level(rows: ConstraintRows, frames: Pose) -> tuple[FloatArray, FloatArray, FloatArray]:
     """``(Phi (m,), nu (m,), marker coefficients (m, 4, 3))`` at ``frames`` (time ``frames.t``)."""
     f, f_dot = driver_values(rows, frames.t, 1)
-    return row_kernels(
-        rows.kind,
-        rows.i_marker,
-        rows.j_marker,
-        rows.i_axis,
-        rows.j_axis,
-        rows.parameter,
-        f,
-        f_dot,
-        frames.R_WM,
-        frames.p_WM_W,
-    )
+    return row_kernels(*rows.kernel_arrays, f, f_dot, frames.R_WM, frames.p_WM_W)
 
 
 def position_level(
@@ -318,12 +307,7 @@ def acceleration_rhs(system: System, rows: ConstraintRows, frames: Pose, motion:
     parts of the second time derivative of each row."""
     f, f_dot, f_ddot = driver_values(rows, frames.t, 2)
     return acceleration_kernels(
-        rows.kind,
-        rows.i_marker,
-        rows.j_marker,
-        rows.i_axis,
-        rows.j_axis,
-        rows.parameter,
+        *rows.kernel_arrays,
         f,
         f_dot,
         f_ddot,

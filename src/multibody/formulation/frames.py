@@ -75,22 +75,16 @@ def pose(system: System, q: FloatArray, t: float) -> Pose:
     p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM = rigid.marker_frames(
         np.ascontiguousarray(q, dtype=float), system.marker_body, system.marker_position, system.marker_orientation
     )
-    return Pose(t=t, p_WB_W=p_WB_W, R_WB=R_WB, e_WB=split_positions(system, q)[1], p_WM_W=p_WM_W, p_BM_W=p_BM_W, R_WM=R_WM)
+    return Pose(
+        t=t, p_WB_W=p_WB_W, R_WB=R_WB, e_WB=split_positions(system, q)[1], p_WM_W=p_WM_W, p_BM_W=p_BM_W, R_WM=R_WM
+    )
 
 
 def twist(system: System, frames: Pose, v: FloatArray) -> Twist:
     """Body and marker velocities for velocities ``v`` (6 nb,) at ``frames``."""
     v = np.ascontiguousarray(v, dtype=float)
-    v_WB_W, w_WB_W, v_WM_W = rigid.marker_twists(v, frames.R_WB, system.marker_body, frames.p_BM_W)
-    w_WM_W = w_WB_W[system.marker_body]
-    return Twist(
-        v_WB_W=v_WB_W,
-        w_WB_W=w_WB_W,
-        w_WB_B=split_velocities(system, v)[1],
-        v_WM_W=v_WM_W,
-        w_WM_W=w_WM_W,
-        bias_WM_W=rigid.marker_acceleration_bias(w_WB_W, system.marker_body, frames.p_BM_W),
-    )
+    v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W = rigid.marker_twists(v, frames.R_WB, system.marker_body, frames.p_BM_W)
+    return Twist(v_WB_W, w_WB_W, split_velocities(system, v)[1], v_WM_W, w_WM_W, bias_WM_W)
 
 
 def position_rate(system: System, q: FloatArray, v: FloatArray) -> FloatArray:

@@ -56,6 +56,12 @@ class ConstraintRows:
         return len(self.kind)
 
     @cached_property
+    def kernel_arrays(self) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray, FloatArray]:
+        """``(kind, i_marker, j_marker, i_axis, j_axis, parameter)``: the rows as the compiled
+        kernels take them (``multibody.formulation.constraints.row_kernels``)."""
+        return (self.kind, self.i_marker, self.j_marker, self.i_axis, self.j_axis, self.parameter)
+
+    @cached_property
     def driver_rows(self) -> tuple[int, ...]:
         """Indices of the rows with a prescribed joint coordinate."""
         return tuple(r for r, function in enumerate(self.driver) if function is not None)

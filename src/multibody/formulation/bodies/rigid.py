@@ -12,7 +12,7 @@ The marker contract every body kind fulfils, here vectorized over the group in c
 * the Jacobian of the marker twist w.r.t. the body's velocity coordinates, used through
   ``body_coefficients`` (row coefficients on marker twists -> coefficients on body velocities)
   and ``generalized_forces`` (``J^T`` times marker wrenches);
-* the bias ``J' v`` of the marker acceleration (``marker_acceleration_bias``: the centripetal
+* the bias ``J' v`` of the marker acceleration (in ``marker_twists``: the centripetal
   acceleration ``w x (w x p_BM)`` of a rigid body).
 
 Per-body arrays have ``nb + 1`` rows, the last being the ground (index -1) at rest at the origin.
@@ -89,11 +89,12 @@ def marker_frames(
 @njit(cache=True)
 def marker_twists(
     v: np.ndarray, R_WB: np.ndarray, marker_body: np.ndarray, p_BM_W: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Body and marker velocities for velocities ``v`` (6 nb,) at frames ``R_WB`` (nb+1, 3, 3).
 
-    Returns ``v_WB_W`` (nb+1, 3) [m/s], ``w_WB_W`` (nb+1, 3) [rad/s] and ``v_WM_W`` (nm, 3) [m/s]
-    (a rigid body's markers turn with it: ``w_WM_W`` is the body's row of ``w_WB_W``).
+    Returns ``v_WB_W`` (nb+1, 3) [m/s], ``w_WB_W`` (nb+1, 3) [rad/s], and per marker ``v_WM_W``
+    (nm, 3) [m/s], ``w_WM_W`` (nm, 3) [rad/s] (a rigid body's markers turn with it) and the bias
+    ``J' v`` of the marker origin's acceleration ``bias_WM_W`` (nm, 3) [m/s^2]: ``w x (w x p_BM)``.
     """
     nb = v.size // 6
     v_WB_W = np.zeros((nb + 1, 3))
@@ -104,24 +105,8 @@ def marker_twists(
             w_WB_W[b, i] = R_WB[b, i, 0] * v[6 * b + 3] + R_WB[b, i, 1] * v[6 * b + 4] + R_WB[b, i, 2] * v[6 * b + 5]
     nm = marker_body.size
     v_WM_W = np.empty((nm, 3))
-    for m in range(nm):
-        b = marker_body[m]
-        if b < 0:
-            b = nb
-        w0, w1, w2 = w_WB_W[b, 0], w_WB_W[b, 1], w_WB_W[b, 2]
-        p0, p1, p2 = p_BM_W[m, 0], p_BM_W[m, 1], p_BM_W[m, 2]
-        v_WM_W[m, 0] = v_WB_W[b, 0] + w1 * p2 - w2 * p1
-        v_WM_W[m, 1] = v_WB_W[b, 1] + w2 * p0 - w0 * p2
-        v_WM_W[m, 2] = v_WB_W[b, 2] + w0 * p1 - w1 * p0
-    return v_WB_W, w_WB_W, v_WM_W
-
-
-@njit(cache=True)
-def marker_acceleration_bias(w_WB_W: np.ndarray, marker_body: np.ndarray, p_BM_W: np.ndarray) -> np.ndarray:
-    """``J' v`` of every marker origin's acceleration (nm, 3) [m/s^2]: ``w x (w x p_BM)``."""
-    nb = w_WB_W.shape[0] - 1
-    nm = marker_body.size
-    bias = np.empty((nm, 3))
+    w_WM_W = np.empty((nm, 3))
+    bias_WM_W = np.empty((nm, 3))
     for m in range(nm):
         b = marker_body[m]
         if b < 0:
@@ -129,10 +114,14 @@ def marker_acceleration_bias(w_WB_W: np.ndarray, marker_body: np.ndarray, p_BM_W
         w0, w1, w2 = w_WB_W[b, 0], w_WB_W[b, 1], w_WB_W[b, 2]
         p0, p1, p2 = p_BM_W[m, 0], p_BM_W[m, 1], p_BM_W[m, 2]
         c0, c1, c2 = w1 * p2 - w2 * p1, w2 * p0 - w0 * p2, w0 * p1 - w1 * p0
-        bias[m, 0] = w1 * c2 - w2 * c1
-        bias[m, 1] = w2 * c0 - w0 * c2
-        bias[m, 2] = w0 * c1 - w1 * c0
-    return bias
+        v_WM_W[m, 0] = v_WB_W[b, 0] + c0
+        v_WM_W[m, 1] = v_WB_W[b, 1] + c1
+        v_WM_W[m, 2] = v_WB_W[b, 2] + c2
+        w_WM_W[m, 0], w_WM_W[m, 1], w_WM_W[m, 2] = w0, w1, w2
+        bias_WM_W[m, 0] = w1 * c2 - w2 * c1
+        bias_WM_W[m, 1] = w2 * c0 - w0 * c2
+        bias_WM_W[m, 2] = w0 * c1 - w1 * c0
+    return v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W
 
 
 @njit(cache=True)
