@@ -60,6 +60,23 @@ from multibody.viz import animate, export_gltf, plot, report
 
 __version__ = "0.1.0"
 
+_LAZY = {
+    "Study": "multibody.studies",
+    "StudyError": "multibody.studies",
+    "StudyResult": "multibody.studies",
+    "read_urdf": "multibody.io.urdf",
+}
+"""Names imported on first use (studies and the URDF reader pull in optional libraries)."""
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'multibody' has no attribute {name!r}")
+
+
 __all__ = [
     "AdmError",
     "AnalysisError",
@@ -119,6 +136,9 @@ __all__ = [
     "State",
     "StateDependentLoad",
     "Step",
+    "Study",
+    "StudyError",
+    "StudyResult",
     "System",
     "TorsionSpring",
     "Translational",
@@ -137,6 +157,7 @@ __all__ = [
     "plot",
     "quasi_statics",
     "read_adm",
+    "read_urdf",
     "report",
     "statics",
 ]
