@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import os
 import pickle
-from collections.abc import Iterator, Sequence
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import partial
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,6 +28,9 @@ from multibody.studies.errors import StudyError
 from multibody.studies.run import ModelRun, RunOutcome
 
 INLINE = "inline"
+
+Runner = Callable[[dict[int, dict[str, float]]], Iterator[tuple[int, RunOutcome]]]
+"""``{row: parameters} -> (row, outcome)`` as the runs finish."""
 
 
 def execute(
@@ -39,31 +45,55 @@ def execute(
     """Run ``task`` at the design ``rows`` (values in ``design[row]`` named by ``names``) and
     yield each ``(row, outcome)`` as it finishes. Raises ``StudyError`` when the backend itself
     fails (a pool worker killed); the runs yielded before are complete."""
-    from tqdm.auto import tqdm
+    if not rows:
+        return
+    with backend(task, client, workers, len(rows)) as runner:
+        yield from runner(named_points(names, design, rows), progress)
 
-    points = {row: dict(zip(names, (float(v) for v in design[row]))) for row in rows}
-    bar = tqdm(total=len(points), unit="run", disable=not progress or not points, leave=False)
-    try:
-        if not points:
-            return
-        if isinstance(client, str) and client == INLINE:
-            outcomes = ((row, task(point)) for row, point in points.items())
-        elif client is None:
-            outcomes = _pool(task, points, workers)
-        elif isinstance(client, str) and ":" in client:
-            outcomes = _dask_address(task, points, client)
-        elif type(client).__name__ == "Client" and hasattr(client, "submit"):
-            outcomes = _dask(task, points, client)
-        else:
-            raise StudyError(
-                f"client must be None (local process pool), 'inline', a distributed.Client or a scheduler "
-                f"address, got {client!r}"
-            )
-        for row, outcome in outcomes:
-            bar.update()
-            yield row, outcome
-    finally:
-        bar.close()
+
+def named_points(names: Sequence[str], design: NDArray[np.float64], rows: Sequence[int]) -> dict[int, dict[str, float]]:
+    """``{row: {name: value}}`` of the design rows."""
+    return {row: dict(zip(names, (float(v) for v in design[row]))) for row in rows}
+
+
+@contextmanager
+def backend(task: ModelRun, client: object, workers: int | None, most: int | None = None) -> Iterator:
+    """A runner ``(points, progress) -> iterator of (row, outcome)`` on the backend ``client``,
+    open for several batches (an optimization); a pool has ``workers`` processes (all cores by
+    default, at most ``most``)."""
+    if isinstance(client, str) and client == INLINE:
+        yield _progress(lambda batch: ((row, task(point)) for row, point in batch.items()))
+    elif client is None:
+        with _pool(task, workers, most) as runner:
+            yield _progress(runner)
+    elif isinstance(client, str) and ":" in client:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise StudyError("a Dask scheduler address needs dask.distributed: pip install 'multibody[dask]'") from None
+        with Client(client) as opened:
+            yield _progress(partial(_dask, task, opened))
+    elif type(client).__name__ == "Client" and hasattr(client, "submit"):
+        yield _progress(partial(_dask, task, client))
+    else:
+        raise StudyError(
+            f"client must be None (local process pool), 'inline', a distributed.Client or a scheduler "
+            f"address, got {client!r}"
+        )
+
+
+def _progress(runner: Runner) -> Callable[[dict[int, dict[str, float]], bool], Iterator[tuple[int, RunOutcome]]]:
+    """``runner`` with a progress bar over the runs of each batch."""
+
+    def run(batch: dict[int, dict[str, float]], progress: bool = False) -> Iterator[tuple[int, RunOutcome]]:
+        from tqdm.auto import tqdm
+
+        with tqdm(total=len(batch), unit="run", disable=not progress or not batch, leave=False) as bar:
+            for row, outcome in runner(batch):
+                bar.update()
+                yield row, outcome
+
+    return run
 
 
 def check_picklable(task: ModelRun) -> None:
@@ -78,7 +108,8 @@ def check_picklable(task: ModelRun) -> None:
         ) from None
 
 
-def _pool(task: ModelRun, points: dict[int, dict[str, float]], workers: int | None) -> Iterator[tuple[int, RunOutcome]]:
+@contextmanager
+def _pool(task: ModelRun, workers: int | None, most: int | None) -> Iterator[Runner]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
@@ -86,22 +117,24 @@ def _pool(task: ModelRun, points: dict[int, dict[str, float]], workers: int | No
     check_picklable(task)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise StudyError(f"workers must be a positive number of processes, got {workers!r}")
-    count = min(workers or os.cpu_count() or 1, len(points))
-    with ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(task, point): row for row, point in points.items()}
+    count = min(workers or os.cpu_count() or 1, most or sys.maxsize)
+
+    def run(pool: ProcessPoolExecutor, batch: dict[int, dict[str, float]]) -> Iterator[tuple[int, RunOutcome]]:
+        futures = {pool.submit(task, point): row for row, point in batch.items()}
         try:
             for future in as_completed(futures):
                 yield futures[future], future.result()
         except BrokenProcessPool:
-            for future in futures:
-                future.cancel()
             raise StudyError(
                 "a worker process of the pool died (killed, or out of memory) before the study finished; "
                 "the runs that finished are kept: run the study again with the same file to resume"
             ) from None
 
+    with ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield partial(run, pool)
 
-def _dask(task: ModelRun, points: dict[int, dict[str, float]], client) -> Iterator[tuple[int, RunOutcome]]:
+
+def _dask(task: ModelRun, client, points: dict[int, dict[str, float]]) -> Iterator[tuple[int, RunOutcome]]:
     from distributed import as_completed
 
     futures = {client.submit(task, point, pure=False): row for row, point in points.items()}
@@ -116,12 +149,3 @@ def _dask(task: ModelRun, points: dict[int, dict[str, float]], client) -> Iterat
             f"the Dask cluster lost {len(lost)} runs ({'; '.join(lost[:3])}); the others are kept: "
             "run the study again with the same file to resume"
         )
-
-
-def _dask_address(task: ModelRun, points: dict[int, dict[str, float]], address: str) -> Iterator[tuple[int, RunOutcome]]:
-    try:
-        from distributed import Client
-    except ImportError:
-        raise StudyError("running on a Dask scheduler needs dask.distributed: pip install 'multibody[dask]'") from None
-    with Client(address) as client:
-        yield from _dask(task, points, client)

@@ -1,9 +1,10 @@
 """Optimization of a design over its parameter ranges with scipy.optimize.
 
 The search runs in normalized coordinates ``z = (x - low) / (high - low)`` in [0, 1], so every
-parameter has the same scale for tolerances and steps. The objective is a response (or a
-function of the responses) and constraints bound responses: ``{"frequency": (2.0, None)}``
-keeps ``frequency >= 2``. Every evaluation is one run of the study.
+parameter has the same scale for tolerances and steps. The objective is a response name, or a
+function of one dict holding the parameters and the responses of a run by name; constraints
+bound responses: ``{"frequency": (2.0, None)}`` keeps ``frequency >= 2``. Every evaluation is
+one run of the study.
 
 Gradient methods ("SLSQP", "trust-constr", "L-BFGS-B") get their gradients by central
 differences, all ``2 p`` points of one gradient evaluated together on the study's client (in
@@ -45,29 +46,33 @@ class Search:
     objective: Objective
     sign: float
     accuracy: float
+    names: tuple[str, ...] = ()
     history: list[tuple[NDArray[np.float64], RunOutcome]] = field(default_factory=list)
-    _cache: dict[bytes, RunOutcome] = field(default_factory=dict)
+    _cache: dict[bytes, tuple[NDArray[np.float64], RunOutcome]] = field(default_factory=dict)
 
-    def outcomes(self, points_z: NDArray[np.float64]) -> list[RunOutcome]:
-        """Outcomes at normalized points (k, p); new points are run together, repeats come from the cache."""
+    def outcomes(self, points_z: NDArray[np.float64]) -> list[tuple[NDArray[np.float64], RunOutcome]]:
+        """(parameter values, outcome) at normalized points (k, p); new points are run together,
+        repeats come from the cache."""
         keys = [np.ascontiguousarray(z).tobytes() for z in points_z]
         new = {key: z for key, z in zip(keys, points_z) if key not in self._cache}
         if new:
             x_new = self.low + np.array(list(new.values())) * self.span
             for key, x, outcome in zip(new, x_new, self.evaluate_batch(x_new)):
-                self._cache[key] = outcome
+                self._cache[key] = (x, outcome)
                 self.history.append((x, outcome))
         return [self._cache[key] for key in keys]
 
-    def responses(self, outcome: RunOutcome) -> dict[str, float]:
-        return dict(zip(self.response_names, outcome.responses))
+    def values(self, run: tuple[NDArray[np.float64], RunOutcome]) -> dict[str, float]:
+        """The run's parameters and responses by name."""
+        x, outcome = run
+        return {**dict(zip(self.names, (float(v) for v in x))), **dict(zip(self.response_names, outcome.responses))}
 
-    def objective_value(self, outcome: RunOutcome) -> float:
+    def objective_value(self, run: tuple[NDArray[np.float64], RunOutcome]) -> float:
         """The signed objective (minimized); +inf for a failed run so the search steps away from it."""
-        if outcome.error is not None:
+        if run[1].error is not None:
             return np.inf
-        responses = self.responses(outcome)
-        value = responses[self.objective] if isinstance(self.objective, str) else self.objective(responses)
+        values = self.values(run)
+        value = values[self.objective] if isinstance(self.objective, str) else self.objective(values)
         return self.sign * float(value)
 
     def function(self, z: NDArray[np.float64]) -> float:
@@ -77,7 +82,7 @@ class Search:
         """differential_evolution's vectorized form: z (p, S) -> (S,)."""
         return np.array([self.objective_value(o) for o in self.outcomes(np.clip(z_columns.T, 0.0, 1.0))])
 
-    def gradient_of(self, value: Callable[[RunOutcome], float]) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
+    def gradient_of(self, value: Callable[[tuple[NDArray[np.float64], RunOutcome]], float]) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
         """Central-difference gradient in z of ``value`` (all points of one gradient run together)."""
 
         def gradient(z: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -88,8 +93,9 @@ class Search:
 
         return gradient
 
-    def response_value(self, name: str) -> Callable[[RunOutcome], float]:
-        return lambda outcome: outcome.responses[self.response_names.index(name)]
+    def response_value(self, name: str) -> Callable[[tuple[NDArray[np.float64], RunOutcome]], float]:
+        column = self.response_names.index(name)
+        return lambda run: run[1].responses[column]
 
 
 def optimize(
@@ -111,10 +117,15 @@ def optimize(
     and the optimum (parameters, objective, responses, success, message, evaluations)."""
     import scipy.optimize as so
 
-    if isinstance(objective, str) and objective not in response_names:
-        raise StudyError(f"objective '{objective}' is not a response; the responses are: {', '.join(response_names)}")
+    if isinstance(objective, str) and objective not in (*names, *response_names):
+        raise StudyError(
+            f"objective '{objective}' is neither a parameter nor a response; "
+            f"they are: {', '.join((*names, *response_names))}"
+        )
     if not (isinstance(objective, str) or callable(objective)):
-        raise StudyError(f"objective must be a response name or a function of the responses dict, got {objective!r}")
+        raise StudyError(
+            f"objective must be a name or a function of the dict of parameters and responses, got {objective!r}"
+        )
     if method not in GRADIENT_METHODS + DERIVATIVE_FREE:
         raise StudyError(
             f"method {method!r} is not available; gradient-based: {', '.join(GRADIENT_METHODS)}; "
@@ -128,7 +139,9 @@ def optimize(
     if constraints and method not in CONSTRAINED:
         raise StudyError(f"method {method} takes no constraints; use one of {', '.join(CONSTRAINED)}")
     span = high - low
-    search = Search(evaluate_batch, low, span, response_names, objective, -1.0 if maximize else 1.0, accuracy)
+    search = Search(
+        evaluate_batch, low, span, response_names, objective, -1.0 if maximize else 1.0, accuracy, tuple(names)
+    )
     z0 = (np.asarray(x0, dtype=float) - low) / span
     bounds = so.Bounds(np.zeros(len(low)), np.ones(len(low)))
     scipy_constraints = []
@@ -158,9 +171,9 @@ def optimize(
     best_z = np.clip(found.x, 0.0, 1.0)
     best = search.outcomes(np.atleast_2d(best_z))[0]
     optimum = {
-        "parameters": dict(zip(names, (float(v) for v in low + best_z * span))),
+        "parameters": dict(zip(names, (float(v) for v in best[0]))),
         "objective": search.sign * search.objective_value(best),
-        "responses": search.responses(best),
+        "responses": dict(zip(response_names, best[1].responses)),
         "success": bool(found.success),
         "message": str(found.message),
         "evaluations": len(search.history),

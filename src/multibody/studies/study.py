@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from multibody.studies import design as designs
 from multibody.studies import sensitivity
 from multibody.studies.errors import StudyError
-from multibody.studies.execution import execute
+from multibody.studies.execution import backend, execute, named_points
 from multibody.studies.optimization import Objective
 from multibody.studies.optimization import optimize as run_optimization
 from multibody.studies.parameters import parse_parameters, scale
@@ -184,7 +184,8 @@ class Study:
     ) -> StudyResult:
         """Minimize (or ``maximize``) ``objective`` over the parameter ranges with scipy.optimize.
 
-        ``objective``: a response name or a function of the dict of responses; ``constraints``:
+        ``objective``: a parameter or response name, or a function of the dict of a run's
+        parameters and responses by name (called in this process); ``constraints``:
         ``{response: (low, high)}`` (None for an open side); ``method``: "SLSQP" (default),
         "trust-constr", "L-BFGS-B" (central-difference gradients, run in parallel), or the
         derivative-free "COBYQA", "Nelder-Mead", "Powell", "differential_evolution" (global;
@@ -197,14 +198,16 @@ class Study:
         low = np.array([p.low for p in self.parameters])
         high = np.array([p.high for p in self.parameters])
 
-        def evaluate_batch(points: NDArray[np.float64]) -> list[RunOutcome]:
-            found = dict(execute(self.task, self.names, points, range(len(points)), client, workers, progress))
-            return [found[row] for row in range(len(points))]
+        with backend(self.task, client, workers) as runner:
 
-        history, optimum = run_optimization(
-            evaluate_batch, self.names, low, high, self.response_names, objective, method, self._point(x0),
-            dict(constraints or {}), maximize, self.accuracy, max_iterations, seed,
-        )
+            def evaluate_batch(points: NDArray[np.float64]) -> list[RunOutcome]:
+                found = dict(runner(named_points(self.names, points, range(len(points))), progress))
+                return [found[row] for row in range(len(points))]
+
+            history, optimum = run_optimization(
+                evaluate_batch, self.names, low, high, self.response_names, objective, method, self._point(x0),
+                dict(constraints or {}), maximize, self.accuracy, max_iterations, seed,
+            )
         points = np.array([x for x, _ in history])
         result = self._result("optimize", points, [o for _, o in history], tuple(range(len(history))))
         return _with(result, optimum=optimum)
