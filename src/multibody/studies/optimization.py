@@ -114,7 +114,8 @@ def optimize(
     seed: int | None,
 ) -> tuple[list[tuple[NDArray[np.float64], RunOutcome]], dict]:
     """Run the optimization; returns the history (parameter values, outcome) in evaluation order
-    and the optimum (parameters, objective, responses, success, message, evaluations)."""
+    and the optimum (parameters, objective, responses, success, message, evaluations and
+    objective_history, the objective of every evaluation)."""
     import scipy.optimize as so
 
     if isinstance(objective, str) and objective not in (*names, *response_names):
@@ -174,8 +175,10 @@ def optimize(
         "parameters": dict(zip(names, (float(v) for v in best[0]))),
         "objective": search.sign * search.objective_value(best),
         "responses": dict(zip(response_names, best[1].responses)),
+        "maximize": maximize,
         "success": bool(found.success),
         "message": str(found.message),
         "evaluations": len(search.history),
+        "objective_history": np.array([search.sign * search.objective_value(run) for run in search.history]),
     }
     return search.history, optimum

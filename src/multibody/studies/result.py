@@ -33,7 +33,7 @@ class StudyResult:
             ``{response: {"mu", "mu_star", "mu_star_conf", "sigma"}}``, for "local_sensitivity"
             ``{response: {"derivative", "step"}}``; arrays of shape (p,), parameters' order.
         optimum: for "optimize": ``parameters`` (dict), ``objective``, ``responses`` (dict),
-            ``success``, ``message`` and ``evaluations``.
+            ``maximize``, ``success``, ``message``, ``evaluations`` and ``objective_history`` (n,).
     """
 
     kind: str
