@@ -103,3 +103,14 @@ def test_bad_set_ups_are_refused_with_the_name_and_the_fix(parameters, responses
 def test_an_unknown_client_is_refused() -> None:
     with pytest.raises(StudyError, match="client must be"):
         make_study().latin_hypercube(2, seed=1, client="inlnie", progress=False)
+
+
+def test_a_response_can_name_a_function_of_the_model_file() -> None:
+    # spring_mass.peak_height(results) by name: the release point 0.5 m + amplitude, exactly.
+    study = mb.Study(MODEL_FILE, {"amplitude": [0.01, 0.02]}, {"peak": "peak_height"}, t_end=0.1, output_step=0.05)
+    result = study.sweep(workers=2, progress=False)
+    np.testing.assert_array_equal(result.response("peak"), [0.51, 0.52])
+    with pytest.raises(StudyError, match="defines no function height"):
+        mb.Study(MODEL_FILE, {"amplitude": [0.01]}, {"peak": "height"}, t_end=0.1, output_step=0.05)
+    with pytest.raises(StudyError, match="names a function of the model file, but build is a function"):
+        mb.Study(spring_mass.build, {"amplitude": [0.01]}, {"peak": "peak_height"}, t_end=0.1, output_step=0.05)

@@ -29,7 +29,7 @@ def latin_hypercube(parameters: Sequence[Parameter], n: int, seed: int | None) -
     from scipy.stats import qmc
 
     _check_count(n)
-    return scale(parameters, qmc.LatinHypercube(d=len(parameters), rng=np.random.default_rng(seed)).random(n))
+    return scale(parameters, qmc.LatinHypercube(d=len(parameters), seed=np.random.default_rng(seed)).random(n))
 
 
 def sobol_sequence(parameters: Sequence[Parameter], n: int, seed: int | None) -> NDArray[np.float64]:
@@ -39,7 +39,7 @@ def sobol_sequence(parameters: Sequence[Parameter], n: int, seed: int | None) ->
     from scipy.stats import qmc
 
     _check_count(n)
-    sampler = qmc.Sobol(d=len(parameters), scramble=True, rng=np.random.default_rng(seed))
+    sampler = qmc.Sobol(d=len(parameters), scramble=True, seed=np.random.default_rng(seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # scipy's note on n not a power of 2
         return scale(parameters, sampler.random(n))

@@ -159,7 +159,7 @@ def optimize(
     options: dict = {} if max_evaluations is None else {"maxiter": int(max_evaluations)}
     if method == "differential_evolution":
         found = so.differential_evolution(
-            search.vectorized, bounds, x0=z0, constraints=scipy_constraints, rng=np.random.default_rng(seed),
+            search.vectorized, bounds, x0=z0, constraints=scipy_constraints, seed=np.random.default_rng(seed),
             vectorized=True, updating="deferred", polish=False, tol=accuracy, **options,
         )
     else:

@@ -8,6 +8,9 @@ A response is a callable ``f(results) -> float`` (``results``: the run's ``Resul
 ``"ch@0.25"``                   the channel at t = 0.25 s (linear interpolation between outputs)
 ``"frequency(1)"``              the 1st natural frequency [Hz] of the model linearized at its
                                 static equilibrium (rigid-body modes skipped), whatever the analysis
+``"travel"``                    (a bare name) the function ``travel(results)`` of the model file,
+                                when the study's build is a model file: it travels to the workers
+                                as a name, so a script's functions work on any backend
 """
 
 from __future__ import annotations
@@ -70,7 +73,14 @@ class NaturalFrequency:
         return float(elastic[self.mode - 1])
 
 
-Response = Callable[..., float] | ChannelResponse | NaturalFrequency
+@dataclass(frozen=True)
+class ModelFileFunction:
+    """The model file's function ``text(results) -> float``, looked up by name where the run is."""
+
+    text: str
+
+
+Response = Callable[..., float] | ChannelResponse | NaturalFrequency | ModelFileFunction
 
 
 def parse_response(name: str, spec: object) -> Response:
@@ -93,6 +103,8 @@ def parse_response(name: str, spec: object) -> Response:
                 f"{', '.join(REDUCTIONS)} or frequency(n)"
             )
         return ChannelResponse(text, argument.strip(), kind)
+    if text.isidentifier():
+        return ModelFileFunction(text)
     at_time = _AT_TIME.match(text)
     if at_time:
         channel, time = at_time.groups()

@@ -15,17 +15,18 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
 from multibody.studies.errors import StudyError
-from multibody.studies.responses import NaturalFrequency, Response
+from multibody.studies.responses import ModelFileFunction, NaturalFrequency, Response
 
 ANALYSES = ("dynamics", "kinematics", "quasi_statics", "statics", "linear")
 """What a run can compute; "linear" hands a ``LinearModel`` to the response functions."""
 
-_MODEL_FILES: dict[str, Callable[..., object]] = {}
-"""Model files loaded in this process, path -> build (a worker loads each file once)."""
+_MODEL_FILES: dict[str, ModuleType] = {}
+"""Model files loaded in this process, by path (a worker loads each file once)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,8 @@ class ModelRun:
                 if linear_model is None:
                     linear_model = mb.linearize(system)
                 value = response.frequency(linear_model)
+            elif isinstance(response, ModelFileFunction):
+                value = self.model_file_function(response.text)(results)
             else:
                 value = response(results)
             try:
@@ -98,17 +101,30 @@ class ModelRun:
         return function[self.analysis](system, **options)
 
     def build_function(self) -> Callable[..., object]:
-        """The build function: the one given, or ``build`` of the model file (loaded once per process)."""
+        """The build function: the one given, or ``build`` of the model file."""
         if callable(self.build):
             return self.build
-        if self.build not in _MODEL_FILES:
-            from multibody.cli import load_model_file
+        return self.model_file_function("build")
 
-            module = load_model_file(self.build)
-            if not callable(getattr(module, "build", None)):
-                raise StudyError(f"model file '{self.build}' defines no build(**params) function")
-            _MODEL_FILES[self.build] = module.build
-        return _MODEL_FILES[self.build]
+    def model_file_function(self, name: str) -> Callable[..., object]:
+        """The function ``name`` of the model file (loaded once per process); ``StudyError`` if
+        the build is not a model file or the file has no such function."""
+        if callable(self.build):
+            raise StudyError(
+                f"response '{name}' names a function of the model file, but build is a function; pass the "
+                "model file's path as build, or give the response function itself"
+            )
+        if self.build not in _MODEL_FILES:
+            from multibody.cli import UsageError, load_model_file
+
+            try:
+                _MODEL_FILES[self.build] = load_model_file(self.build)
+            except UsageError as error:
+                raise StudyError(str(error)) from None
+        function = getattr(_MODEL_FILES[self.build], name, None)
+        if not callable(function):
+            raise StudyError(f"model file '{self.build}' defines no function {name}()")
+        return function
 
 
 def check_analysis(analysis: str, options: Mapping[str, object]) -> None:

@@ -27,7 +27,7 @@ from multibody.studies.execution import backend, execute, named_points
 from multibody.studies.optimization import Objective
 from multibody.studies.optimization import optimize as run_optimization
 from multibody.studies.parameters import parse_parameters, scale
-from multibody.studies.responses import parse_responses
+from multibody.studies.responses import ModelFileFunction, parse_responses
 from multibody.studies.result import StudyResult
 from multibody.studies.run import ModelRun, RunOutcome, check_analysis
 
@@ -47,7 +47,8 @@ class Study:
         ``name -> (low, high)`` (a range) or ``name -> [v1, v2, ...]`` (values).
     responses : mapping
         ``name -> f(results) -> float`` or a channel string (``"max(slider.position.x)"``,
-        ``"slider.position.x@0.3"``, ``"frequency(1)"``; see ``multibody.studies.responses``).
+        ``"slider.position.x@0.3"``, ``"frequency(1)"``, or the bare name of a function of the
+        model file; see ``multibody.studies.responses``).
     analysis : str
         "dynamics" (default), "kinematics", "quasi_statics", "statics" or "linear"; response
         functions receive the ``Results`` (the ``LinearModel`` for "linear").
@@ -77,6 +78,12 @@ class Study:
         self.names = tuple(p.name for p in self.parameters)
         self.response_names = tuple(responses)
         self.task = ModelRun(build, analysis, dict(options), parse_responses(responses))
+        # A missing model-file function fails here, once, not in every run.
+        if isinstance(build, str):
+            self.task.model_file_function("build")
+        for response in self.task.responses.values():
+            if isinstance(response, ModelFileFunction):
+                self.task.model_file_function(response.text)
 
     def __repr__(self) -> str:
         return f"Study(parameters {', '.join(self.names)}; responses {', '.join(self.response_names)})"
