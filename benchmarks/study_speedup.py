@@ -43,7 +43,9 @@ def main() -> None:
     if not arguments.no_inline:
         rows.append(("in-process", *timed(study, arguments.runs, client="inline")))
     for workers in arguments.workers:
-        rows.append((f"pool, {workers} worker{'s' if workers > 1 else ''}", *timed(study, arguments.runs, workers=workers)))
+        rows.append(
+            (f"pool, {workers} worker{'s' if workers > 1 else ''}", *timed(study, arguments.runs, workers=workers))
+        )
     if not arguments.no_dask:
         try:
             import distributed
@@ -51,9 +53,12 @@ def main() -> None:
             print("dask.distributed not installed: no Dask run (pip install 'multibody[dask]')")
         else:
             workers = max(arguments.workers)
-            with distributed.LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-            ) as cluster, distributed.Client(cluster) as client:
+            with (
+                distributed.LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+                ) as cluster,
+                distributed.Client(cluster) as client,
+            ):
                 rows.append((f"Dask LocalCluster, {workers} workers", *timed(study, arguments.runs, client=client)))
     one_worker = next((seconds for name, seconds, _ in rows if name == "pool, 1 worker"), None)
     reference = rows[0][2].responses

@@ -59,8 +59,9 @@ def build(
         mb.RigidBody("body", sprung_mass, (20.0, 20.0, 20.0), position=(0, 0, BODY_HEIGHT), velocity=(0, 0, 0), **still)
     )
     wheel = model.add(
-        mb.RigidBody("wheel", UNSPRUNG_MASS, (1.0, 1.0, 1.0), position=(0, 0, WHEEL_HEIGHT),
-                     velocity=(0, 0, BUMP_SPEED), **still)
+        mb.RigidBody(
+            "wheel", UNSPRUNG_MASS, (1.0, 1.0, 1.0), position=(0, 0, WHEEL_HEIGHT), velocity=(0, 0, BUMP_SPEED), **still
+        )
     )
     ground = model.ground
     model.add(mb.Translational("body_guide", body.add_marker("guide"), ground.add_marker("body_guide")))
@@ -104,7 +105,9 @@ def main(client: object = None, workers: int | None = None, runs: int = 200) -> 
     print(table.describe() if hasattr(table, "describe") else table)
     sobol = quarter_car.sobol(32, seed=1, client=client, workers=workers)
     print("Sobol' indices of the peak body acceleration:")
-    for name, first, total in zip(sobol.parameter_names, *(sobol.sensitivity["peak_acceleration"][k] for k in ("S1", "ST"))):
+    for name, first, total in zip(
+        sobol.parameter_names, *(sobol.sensitivity["peak_acceleration"][k] for k in ("S1", "ST"))
+    ):
         print(f"  {name:<12} S1 {first:6.3f}  ST {total:6.3f}")
     damping_only = mb.Study(Path(__file__), {"damping": PARAMETERS["damping"]}, RESPONSES, **ANALYSIS)
     best = damping_only.optimize(

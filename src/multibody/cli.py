@@ -335,7 +335,9 @@ def _parser() -> argparse.ArgumentParser:
     info.set_defaults(handler=_info)
 
     study = commands.add_parser("study", help="run a parameter study, sensitivity analysis or optimization (TOML)")
-    study.add_argument("study", metavar="STUDY.toml", help="model, parameters, responses, design (see multibody.studies)")
+    study.add_argument(
+        "study", metavar="STUDY.toml", help="model, parameters, responses, design (see multibody.studies.config)"
+    )
     study.add_argument("--workers", type=int, metavar="N", help="processes of the local pool (default: all cores)")
     study.add_argument("--client", metavar="ADDRESS", help="a Dask scheduler address, e.g. tcp://10.0.0.5:8786")
     study.add_argument("--inline", action="store_true", help="run in this process, one run after the other")

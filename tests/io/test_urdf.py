@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -35,8 +34,14 @@ def hand_built_double_pendulum() -> mb.Model:
     upper = model.add(mb.RigidBody("upper", position=(0.25, 0, 0), **BAR, **rest))
     lower = model.add(mb.RigidBody("lower", position=(0.75, 0, 0), **BAR, **rest))
     y = (0.0, 1.0, 0.0)
-    model.add(mb.Revolute("shoulder", upper.add_marker("s", (-0.25, 0, 0), z_axis=y), model.ground.add_marker("s", z_axis=y)))
-    model.add(mb.Revolute("elbow", lower.add_marker("e", (-0.25, 0, 0), z_axis=y), upper.add_marker("e", (0.25, 0, 0), z_axis=y)))
+    model.add(
+        mb.Revolute("shoulder", upper.add_marker("s", (-0.25, 0, 0), z_axis=y), model.ground.add_marker("s", z_axis=y))
+    )
+    model.add(
+        mb.Revolute(
+            "elbow", lower.add_marker("e", (-0.25, 0, 0), z_axis=y), upper.add_marker("e", (0.25, 0, 0), z_axis=y)
+        )
+    )
     return model
 
 
@@ -100,7 +105,8 @@ def test_a_moving_link_without_mass_is_refused_by_name(tmp_path) -> None:
     path = tmp_path / "massless.urdf"
     path.write_text(
         """<robot name="m"><link name="base"/><link name="ghost"/>
-        <joint name="hinge" type="revolute"><parent link="base"/><child link="ghost"/><axis xyz="0 0 1"/></joint></robot>"""
+        <joint name="hinge" type="revolute"><parent link="base"/><child link="ghost"/>
+        <axis xyz="0 0 1"/></joint></robot>"""
     )
     with pytest.raises(UrdfError, match="link 'ghost' moves on joint 'hinge' but has no mass"):
         import_urdf(path)
@@ -109,9 +115,20 @@ def test_a_moving_link_without_mass_is_refused_by_name(tmp_path) -> None:
 def test_multibody_run_simulates_a_urdf_file(tmp_path) -> None:
     output = tmp_path / "robot.h5"
     finished = subprocess.run(
-        [sys.executable, "-m", "multibody.cli", "run", str(DATA / "double_pendulum.urdf"), "--t-end", "0.05",
-         "-o", str(output)],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "multibody.cli",
+            "run",
+            str(DATA / "double_pendulum.urdf"),
+            "--t-end",
+            "0.05",
+            "-o",
+            str(output),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert finished.returncode == 0, finished.stderr
     assert "no joint stops yet" in finished.stdout

@@ -23,8 +23,12 @@ def build(stiffness: float = 400.0, mass: float = 1.0, amplitude: float = 0.05, 
     model = mb.Model("spring_mass", gravity=(0.0, 0.0, 0.0))
     block = model.add(
         mb.RigidBody(
-            "mass", mass, (0.01, 0.01, 0.01), position=(0.0, 0.0, FREE_LENGTH + amplitude),
-            velocity=(0.0, 0.0, 0.0), orientation=((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),
+            "mass",
+            mass,
+            (0.01, 0.01, 0.01),
+            position=(0.0, 0.0, FREE_LENGTH + amplitude),
+            velocity=(0.0, 0.0, 0.0),
+            orientation=((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),
             angular_velocity=(0.0, 0.0, 0.0),
         )
     )

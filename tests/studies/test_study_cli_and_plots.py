@@ -66,7 +66,9 @@ def test_multibody_study_runs_a_toml_file_and_writes_table_and_plot(tmp_path, ca
 
 
 def test_multibody_study_optimizes(tmp_path, capsys) -> None:
-    study = write_study(tmp_path, 'type = "optimize"\nobjective = "stiffness"\nconstraints = { frequency = [2.0, "none"] }')
+    study = write_study(
+        tmp_path, 'type = "optimize"\nobjective = "stiffness"\nconstraints = { frequency = [2.0, "none"] }'
+    )
     study.write_text(study.read_text().replace("mass = [1.0, 2.0]", ""))
     assert main(["study", str(study)]) == 0
     printed = capsys.readouterr().out
@@ -85,8 +87,9 @@ def test_a_bad_study_file_is_one_error_line(tmp_path, capsys) -> None:
 
 @pytest.fixture(scope="module")
 def sobol_result() -> mb.StudyResult:
-    study = mb.Study(spring_mass.build, {"stiffness": (100.0, 400.0), "mass": (0.5, 2.0)}, {"f": "frequency(1)"},
-                     analysis="linear")
+    study = mb.Study(
+        spring_mass.build, {"stiffness": (100.0, 400.0), "mass": (0.5, 2.0)}, {"f": "frequency(1)"}, analysis="linear"
+    )
     return study.sobol(4, seed=1, client="inline", progress=False)
 
 

@@ -42,9 +42,12 @@ def test_twenty_runs_identical_inline_on_the_pool_and_on_dask() -> None:
     pool = study.latin_hypercube(20, seed=7, workers=2, progress=False)
     np.testing.assert_array_equal(pool.parameters, inline.parameters)
     np.testing.assert_array_equal(pool.responses, inline.responses)
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-    ) as cluster, distributed.Client(cluster, timeout="60s") as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        ) as cluster,
+        distributed.Client(cluster, timeout="60s") as client,
+    ):
         on_dask = study.latin_hypercube(20, seed=7, client=client, progress=False)
     np.testing.assert_array_equal(on_dask.responses, inline.responses)
 
@@ -76,13 +79,15 @@ def test_a_failing_run_is_recorded_and_the_study_goes_on() -> None:
 
 
 def test_sweep_is_the_full_factorial_of_values_and_levels() -> None:
-    study = mb.Study(spring_mass.build, {"stiffness": (100.0, 400.0), "mass": [1.0, 4.0]}, {"f": "frequency(1)"},
-                     analysis="linear")
+    study = mb.Study(
+        spring_mass.build, {"stiffness": (100.0, 400.0), "mass": [1.0, 4.0]}, {"f": "frequency(1)"}, analysis="linear"
+    )
     result = study.sweep(levels=3, client="inline", progress=False)
     expected = [[k, m] for k in (100.0, 250.0, 400.0) for m in (1.0, 4.0)]
     np.testing.assert_array_equal(result.parameters, expected)
-    np.testing.assert_allclose(result.response("f"), np.sqrt(result.parameter("stiffness") / result.parameter("mass"))
-                               / (2 * np.pi), rtol=1e-9)
+    np.testing.assert_allclose(
+        result.response("f"), np.sqrt(result.parameter("stiffness") / result.parameter("mass")) / (2 * np.pi), rtol=1e-9
+    )
 
 
 @pytest.mark.parametrize(

@@ -51,7 +51,10 @@ def test_cobyqa_without_derivatives_places_the_frequency_on_target() -> None:
 
 def test_differential_evolution_on_the_process_pool() -> None:
     result = study().optimize(
-        lambda values: abs(values["frequency"] - TARGET), method="differential_evolution", seed=4, workers=2,
+        lambda values: abs(values["frequency"] - TARGET),
+        method="differential_evolution",
+        seed=4,
+        workers=2,
         max_iterations=6,
     )
     assert result.optimum["parameters"]["stiffness"] == pytest.approx(RATE, rel=2e-2)

@@ -4,9 +4,10 @@ References.
 - Ishigami function ``sin x1 + a sin^2 x2 + b x3^4 sin x1`` on [-pi, pi]^3 (a = 7, b = 0.1): its
   variance decomposition is closed form (Ishigami & Homma 1990; Sobol' & Levitan 1999):
   V = a^2/8 + b pi^4/5 + b^2 pi^8/18 + 1/2, V1 = (1 + b pi^4/5)^2 / 2, V2 = a^2/8, V3 = 0 and
-  the only interaction V13 = b^2 pi^8 (1/18 - 1/50) = 8 b^2 pi^8/225, so ST1 = (V1 + V13)/V, ST3 = V13/V. The estimates carry sampling
-  error ~ 1/sqrt(N); each must lie within its own 95 % bootstrap half-width (SALib's ``*_conf``,
-  computed from the samples, not from the exact values): about 0.02 at N = 2^13.
+  the only interaction V13 = b^2 pi^8 (1/18 - 1/50) = 8 b^2 pi^8/225, so ST1 = (V1 + V13)/V and
+  ST3 = V13/V. The estimates carry sampling error ~ 1/sqrt(N); each must lie within its own 95 %
+  bootstrap half-width (SALib's ``*_conf``, computed from the samples, not from the exact
+  values): about 0.02 at N = 2^13.
 - The spring-mass (``spring_mass.py``): its natural frequency sqrt(k/m)/(2 pi) does not depend on
   the release amplitude, and its highest point (the release point, 0.5 m + amplitude) depends on
   nothing else. A parameter a response does not read gives identical values in the estimators'

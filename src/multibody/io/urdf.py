@@ -43,6 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from multibody.io.adm.report import IGNORED, NOT_SIMULATED, ImportReport, ReportItem
+from multibody.model.body import Body, RigidBody
 from multibody.model.element import ModelError
 from multibody.model.forces import TorsionSpring
 from multibody.model.forces.expression import StateDependentLoad
@@ -50,7 +51,6 @@ from multibody.model.geometry import Box, Cylinder, Mesh, Sphere
 from multibody.model.joints import Planar, Revolute, Translational
 from multibody.model.marker import Marker
 from multibody.model.model import Model
-from multibody.model.body import Body, RigidBody
 from multibody.spatial.measurements import Measurements
 from multibody.spatial.rotations import rotation_from_axes
 
@@ -177,7 +177,9 @@ class _Builder:
     def build(self) -> UrdfImport:
         for joint in self.joints.values():
             if joint.type not in JOINT_TYPES:
-                raise UrdfError(f"joint '{joint.name}': type '{joint.type}' is not a URDF joint type ({', '.join(JOINT_TYPES)})")
+                raise UrdfError(
+                    f"joint '{joint.name}': type '{joint.type}' is not a URDF joint type ({', '.join(JOINT_TYPES)})"
+                )
             for role in ("parent", "child"):
                 if getattr(joint, role) not in self.links:
                     raise UrdfError(f"joint '{joint.name}': {role} link '{getattr(joint, role)}' is not defined")
@@ -253,13 +255,22 @@ class _Builder:
             )
         mass = sum(m for m, _, _ in pieces)
         center = sum(m * p for m, p, _ in pieces) / mass
-        inertia = sum(J + m * (np.dot(p - center, p - center) * np.eye(3) - np.outer(p - center, p - center))
-                      for m, p, J in pieces)
+        inertia = sum(
+            J + m * (np.dot(p - center, p - center) * np.eye(3) - np.outer(p - center, p - center))
+            for m, p, J in pieces
+        )
         group.mass, group.center, group.inertia = mass, center, inertia
         try:
             group.body = model.add(
-                RigidBody(group.name, mass, 0.5 * (inertia + inertia.T), position=center, orientation=np.eye(3),
-                          velocity=np.zeros(3), angular_velocity=np.zeros(3))
+                RigidBody(
+                    group.name,
+                    mass,
+                    0.5 * (inertia + inertia.T),
+                    position=center,
+                    orientation=np.eye(3),
+                    velocity=np.zeros(3),
+                    angular_velocity=np.zeros(3),
+                )
             )
         except ModelError as error:
             raise UrdfError(f"link '{group.name}' (<inertial>): {error}") from None
@@ -305,11 +316,14 @@ class _Builder:
     def mesh_path(self, filename: str) -> Path | None:
         """The mesh file ``filename`` names (``package://pkg/...``: beside the URDF or above it)."""
         if filename.startswith("package://"):
-            relative = Path(filename[len("package://"):])
-            candidates = [folder / part for folder in (self.path.parent, *self.path.parents)
-                          for part in (relative, Path(*relative.parts[1:]))]
+            relative = Path(filename[len("package://") :])
+            candidates = [
+                folder / part
+                for folder in (self.path.parent, *self.path.parents)
+                for part in (relative, Path(*relative.parts[1:]))
+            ]
         elif filename.startswith("file://"):
-            candidates = [Path(filename[len("file://"):])]
+            candidates = [Path(filename[len("file://") :])]
         else:
             candidates = [self.path.parent / filename]
         return next((c for c in candidates if c.is_file()), None)
@@ -351,13 +365,25 @@ class _Builder:
         stiffness = resistance * (2.0 * np.pi * self.mimic_frequency) ** 2
         damping = 2.0 * np.sqrt(stiffness * resistance)
         coupler = MimicCoupler(
-            i_marker, j_marker, joint.type in ROTATIONAL, *markers[leader.name], leader.type in ROTATIONAL,
+            i_marker,
+            j_marker,
+            joint.type in ROTATIONAL,
+            *markers[leader.name],
+            leader.type in ROTATIONAL,
             float(joint.mimic.multiplier if joint.mimic.multiplier is not None else 1.0),
-            float(joint.mimic.offset or 0.0), stiffness, damping,
+            float(joint.mimic.offset or 0.0),
+            stiffness,
+            damping,
         )
         model.add(StateDependentLoad(f"{joint.name}_mimic", i_marker, coupler.on(follower=True), j_marker))
-        model.add(StateDependentLoad(f"{joint.name}_mimic_reaction", markers[leader.name][0],
-                                     coupler.on(follower=False), markers[leader.name][1]))
+        model.add(
+            StateDependentLoad(
+                f"{joint.name}_mimic_reaction",
+                markers[leader.name][0],
+                coupler.on(follower=False),
+                markers[leader.name][1],
+            )
+        )
 
 
 @dataclass(frozen=True)
@@ -407,7 +433,8 @@ class _MimicLaw:
                 error = (error + np.pi) % (2.0 * np.pi) - np.pi
             load = c.stiffness * error + c.damping * (dq - c.multiplier * dq_leader)
             value, axis_J, rotates = (
-                (-load, m.R_WM[j][:, 2], c.rotates) if self.follower
+                (-load, m.R_WM[j][:, 2], c.rotates)
+                if self.follower
                 else (c.multiplier * load, m.R_WM[leader_j][:, 2], c.leader_rotates)
             )
             zero = np.zeros(3)
@@ -452,13 +479,22 @@ def _scan(path: Path, joints: dict, mesh_path) -> ImportReport:
             item(element, where, IGNORED, "unknown tag")
         elif parent.tag == "joint" and element.tag == "limit" and element.get("lower") is not None:
             if parent.get("type") in ("revolute", "prismatic"):
-                item(element, where, NOT_SIMULATED,
-                     f"no joint stops yet: the joint is free beyond [{element.get('lower')}, {element.get('upper')}]")
+                item(
+                    element,
+                    where,
+                    NOT_SIMULATED,
+                    f"no joint stops yet: the joint is free beyond [{element.get('lower')}, {element.get('upper')}]",
+                )
         elif parent.tag == "joint" and element.tag == "dynamics":
             if float(element.get("friction") or 0.0) > 0.0:
                 item(element, f"friction of {where}", NOT_SIMULATED, "joint friction is not modelled")
             if float(element.get("damping") or 0.0) > 0.0 and parent.get("type") not in ROTATIONAL:
-                item(element, f"damping of {where}", NOT_SIMULATED, f"damping of a {parent.get('type')} joint is not modelled")
+                item(
+                    element,
+                    f"damping of {where}",
+                    NOT_SIMULATED,
+                    f"damping of a {parent.get('type')} joint is not modelled",
+                )
         elif element.tag == "mesh" and parent.tag == "geometry" and owner(parent).startswith("link"):
             if parent.getparent().tag == "visual" and mesh_path(element.get("filename", "")) is None:
                 item(element, where, IGNORED, f"mesh file '{element.get('filename')}' not found: not shown")

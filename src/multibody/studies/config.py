@@ -69,7 +69,9 @@ def read_config(path: str | Path) -> dict[str, Any]:
     run = config.setdefault("run", {})
     unknown = sorted(set(run) - set(RUN_KEYS))
     if unknown:
-        raise StudyError(f"study file '{path}': [run] has unknown keys {', '.join(unknown)}; they are {', '.join(RUN_KEYS)}")
+        raise StudyError(
+            f"study file '{path}': [run] has unknown keys {', '.join(unknown)}; they are {', '.join(RUN_KEYS)}"
+        )
     config["model"] = str(path.parent / config["model"])
     for key in ("store", "table", "plot"):
         if key in run:
@@ -87,8 +89,13 @@ def study_from_config(config: dict[str, Any]) -> Study:
             parameters[name] = (spec["low"], spec["high"])
         else:
             parameters[name] = spec
-    return Study(config["model"], parameters, config["responses"], config.get("analysis", "dynamics"),
-                 **config.get("options", {}))
+    return Study(
+        config["model"],
+        parameters,
+        config["responses"],
+        config.get("analysis", "dynamics"),
+        **config.get("options", {}),
+    )
 
 
 def run_config(path: str | Path, client: object = None, workers: int | None = None) -> StudyResult:
@@ -149,7 +156,9 @@ def summary(result: StudyResult) -> str:
     if result.optimum:
         optimum = result.optimum
         lines.append(f"optimum ({optimum['message']}, {optimum['evaluations']} evaluations):")
-        lines += [f"  {name} = {value:.10g}" for name, value in {**optimum["parameters"], **optimum["responses"]}.items()]
+        lines += [
+            f"  {name} = {value:.10g}" for name, value in {**optimum["parameters"], **optimum["responses"]}.items()
+        ]
         lines.append(f"  objective = {optimum['objective']:.10g}")
     if not result.sensitivity and not result.optimum:
         lines.append(f"  {'response':<20}{'min':>14}{'mean':>14}{'max':>14}")

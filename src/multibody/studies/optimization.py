@@ -82,7 +82,9 @@ class Search:
         """differential_evolution's vectorized form: z (p, S) -> (S,)."""
         return np.array([self.objective_value(o) for o in self.outcomes(np.clip(z_columns.T, 0.0, 1.0))])
 
-    def gradient_of(self, value: Callable[[tuple[NDArray[np.float64], RunOutcome]], float]) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
+    def gradient_of(
+        self, value: Callable[[tuple[NDArray[np.float64], RunOutcome]], float]
+    ) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
         """Central-difference gradient in z of ``value`` (all points of one gradient run together)."""
 
         def gradient(z: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -154,20 +156,36 @@ def optimize(
             fun = lambda z, value=value: value(search.outcomes(np.atleast_2d(z))[0])  # noqa: E731
         jac = search.gradient_of(value) if method in GRADIENT_METHODS else "2-point"
         scipy_constraints.append(
-            so.NonlinearConstraint(fun, -np.inf if lower is None else lower, np.inf if upper is None else upper, jac=jac)
+            so.NonlinearConstraint(
+                fun, -np.inf if lower is None else lower, np.inf if upper is None else upper, jac=jac
+            )
         )
     options: dict = {} if max_evaluations is None else {"maxiter": int(max_evaluations)}
     if method == "differential_evolution":
         found = so.differential_evolution(
-            search.vectorized, bounds, x0=z0, constraints=scipy_constraints, seed=np.random.default_rng(seed),
-            vectorized=True, updating="deferred", polish=False, tol=accuracy, **options,
+            search.vectorized,
+            bounds,
+            x0=z0,
+            constraints=scipy_constraints,
+            seed=np.random.default_rng(seed),
+            vectorized=True,
+            updating="deferred",
+            polish=False,
+            tol=accuracy,
+            **options,
         )
     else:
         jac = search.gradient_of(search.objective_value) if method in GRADIENT_METHODS else None
         if method == "SLSQP":
             options["ftol"] = accuracy**2
         found = so.minimize(
-            search.function, z0, method=method, jac=jac, bounds=bounds, constraints=scipy_constraints, options=options,
+            search.function,
+            z0,
+            method=method,
+            jac=jac,
+            bounds=bounds,
+            constraints=scipy_constraints,
+            options=options,
         )
     best_z = np.clip(found.x, 0.0, 1.0)
     best = search.outcomes(np.atleast_2d(best_z))[0]

@@ -64,13 +64,18 @@ def parse_parameters(parameters: Mapping[str, object]) -> tuple[Parameter, ...]:
             parsed.append(Parameter(name, min(values), max(values), values))
         else:
             raise StudyError(
-                f"parameter '{name}': give a range as a tuple (low, high) or values as a list [v1, v2, ...], got {spec!r}"
+                f"parameter '{name}': give a range as a tuple (low, high) or values as a list [v1, v2, ...], "
+                f"got {spec!r}"
             )
     return tuple(parsed)
 
 
 def _number(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not np.isfinite(value)
+    ):
         raise StudyError(f"parameter '{name}': {value!r} is not a finite number")
     return float(value)
 

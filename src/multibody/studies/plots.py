@@ -17,7 +17,12 @@ if TYPE_CHECKING:
 PANEL = 2.4
 """Width and height of one panel [in]."""
 KINDS = ("response", "scatter_matrix", "sensitivity", "history")
-DEFAULT_KIND = {"sobol": "sensitivity", "morris": "sensitivity", "local_sensitivity": "sensitivity", "optimize": "history"}
+DEFAULT_KIND = {
+    "sobol": "sensitivity",
+    "morris": "sensitivity",
+    "local_sensitivity": "sensitivity",
+    "optimize": "history",
+}
 
 
 def plot_study(result: StudyResult, kind: str | None = None, response: str | None = None) -> Figure:
@@ -25,15 +30,20 @@ def plot_study(result: StudyResult, kind: str | None = None, response: str | Non
     kind = kind or DEFAULT_KIND.get(result.kind, "response")
     if kind not in KINDS:
         raise StudyError(f"plot kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    responses = result.response_names if response is None else (result.response_names[result._column(
-        result.response_names, response, "response")],)
+    responses = (
+        result.response_names
+        if response is None
+        else (result.response_names[result._column(result.response_names, response, "response")],)
+    )
     if kind == "response":
         return _responses(result, responses)
     if kind == "scatter_matrix":
         return _scatter_matrix(result, responses)
     if kind == "sensitivity":
         if not result.sensitivity:
-            raise StudyError(f"a {result.kind} study has no sensitivity indices; run .sobol, .morris or .local_sensitivity")
+            raise StudyError(
+                f"a {result.kind} study has no sensitivity indices; run .sobol, .morris or .local_sensitivity"
+            )
         return _sensitivity(result, responses)
     if not result.optimum:
         raise StudyError(f"a {result.kind} study has no optimization history; run .optimize")
@@ -92,8 +102,14 @@ def _sensitivity(result: StudyResult, responses: tuple[str, ...]) -> Figure:
             bars = (("derivative", "d response / d parameter", None),)
         width = 0.8 / len(bars)
         for k, (key, label, error) in enumerate(bars):
-            ax.bar(positions + (k - (len(bars) - 1) / 2) * width, indices[key], width, label=label,
-                   yerr=None if error is None else indices[error], capsize=3)
+            ax.bar(
+                positions + (k - (len(bars) - 1) / 2) * width,
+                indices[key],
+                width,
+                label=label,
+                yerr=None if error is None else indices[error],
+                capsize=3,
+            )
         ax.set_xticks(positions, result.parameter_names)
         ax.set_title(f"{name}: {result.kind.replace('_', ' ')}")
         ax.legend(fontsize="small")

@@ -134,7 +134,9 @@ def check_analysis(analysis: str, options: Mapping[str, object]) -> None:
     if analysis in ("dynamics", "kinematics", "quasi_statics"):
         missing = [name for name in ("t_end", "output_step") if name not in options]
         if missing:
-            raise StudyError(f"a {analysis} study needs {' and '.join(missing)} [s], e.g. Study(..., t_end=1.0, output_step=0.01)")
+            raise StudyError(
+                f"a {analysis} study needs {' and '.join(missing)} [s], e.g. Study(..., t_end=1.0, output_step=0.01)"
+            )
     for name in ("t_end", "output_step"):
         if name in options and not (isinstance(options[name], (int, float, np.number)) and options[name] > 0):
             raise StudyError(f"{name} must be a positive number of seconds, got {options[name]!r}")

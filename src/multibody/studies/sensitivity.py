@@ -92,7 +92,12 @@ def morris_indices(
         nan = np.full(count, np.nan)
         return {"mu": nan, "mu_star": nan, "mu_star_conf": nan, "sigma": nan}
     indices = morris_analyze.analyze(
-        _problem(count), unit_design, values, num_levels=levels, num_resamples=RESAMPLES, conf_level=CONFIDENCE,
+        _problem(count),
+        unit_design,
+        values,
+        num_levels=levels,
+        num_resamples=RESAMPLES,
+        conf_level=CONFIDENCE,
         seed=seed,
     )
     return {key: np.asarray(indices[key], dtype=float) for key in ("mu", "mu_star", "mu_star_conf", "sigma")}

@@ -20,7 +20,6 @@ from multibody.studies.errors import StudyError
 from multibody.studies.run import RunOutcome
 
 
-
 def _string_type():
     import h5py
 
@@ -51,7 +50,9 @@ class StudyStore:
                 file["design"] = design
                 runs = file.create_group("runs")
                 runs.create_dataset("index", (0,), maxshape=(None,), dtype="i8")
-                runs.create_dataset("responses", (0, len(response_names)), maxshape=(None, len(response_names)), dtype="f8")
+                runs.create_dataset(
+                    "responses", (0, len(response_names)), maxshape=(None, len(response_names)), dtype="f8"
+                )
                 runs.create_dataset("error", (0,), maxshape=(None,), dtype=_string_type())
                 runs.create_dataset("seconds", (0,), maxshape=(None,), dtype="f8")
                 return

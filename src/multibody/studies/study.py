@@ -120,7 +120,9 @@ class Study:
         """Run the (n, p) ``design`` (parameter values, columns in the parameters' order)."""
         points = np.asarray(design, dtype=float)
         if points.ndim != 2 or points.shape[1] != len(self.names) or not np.all(np.isfinite(points)):
-            raise StudyError(f"design must be an (n, {len(self.names)}) array of finite values ({', '.join(self.names)})")
+            raise StudyError(
+                f"design must be an (n, {len(self.names)}) array of finite values ({', '.join(self.names)})"
+            )
         outcomes: dict[int, RunOutcome] = {}
         target = None
         if store is not None:
@@ -146,11 +148,14 @@ class Study:
         unit = sensitivity.sobol_unit_design(len(self.names), n, seed)
         result = self.run(scale(self.parameters, unit), kind="sobol", **execution)
         indices = {
-            name: sensitivity.sobol_indices(len(self.names), result.response(name), seed) for name in self.response_names
+            name: sensitivity.sobol_indices(len(self.names), result.response(name), seed)
+            for name in self.response_names
         }
         return _with(result, sensitivity=indices)
 
-    def morris(self, trajectories: int = 10, levels: int = 4, seed: int | None = None, **execution: object) -> StudyResult:
+    def morris(
+        self, trajectories: int = 10, levels: int = 4, seed: int | None = None, **execution: object
+    ) -> StudyResult:
         """Morris screening (SALib): ``trajectories`` one-at-a-time paths on a grid of ``levels``
         values per parameter, ``trajectories (p + 1)`` runs; elementary effects per whole range."""
         unit = sensitivity.morris_unit_design(len(self.names), trajectories, levels, seed)
@@ -212,8 +217,19 @@ class Study:
                 return [found[row] for row in range(len(points))]
 
             history, optimum = run_optimization(
-                evaluate_batch, self.names, low, high, self.response_names, objective, method, self._point(x0),
-                dict(constraints or {}), maximize, self.accuracy, max_iterations, seed,
+                evaluate_batch,
+                self.names,
+                low,
+                high,
+                self.response_names,
+                objective,
+                method,
+                self._point(x0),
+                dict(constraints or {}),
+                maximize,
+                self.accuracy,
+                max_iterations,
+                seed,
             )
         points = np.array([x for x, _ in history])
         result = self._result("optimize", points, [o for _, o in history], tuple(range(len(history))))
