@@ -98,6 +98,7 @@ def test_sweep_is_the_full_factorial_of_values_and_levels() -> None:
         (PARAMETERS, {"x": "maxi(mass.position.z)"}, {"t_end": 1, "output_step": 0.1}, "unknown reduction"),
         (PARAMETERS, RESPONSES, {"t_end": 1}, "output_step"),
         (PARAMETERS, RESPONSES, {"analysis": "dynamic", "t_end": 1, "output_step": 0.1}, "analysis must be one of"),
+        (PARAMETERS, RESPONSES, {"analysis": "statics", "t_end": 1}, "statics takes no option t_end"),
     ],
 )
 def test_bad_set_ups_are_refused_with_the_name_and_the_fix(parameters, responses, options, message) -> None:

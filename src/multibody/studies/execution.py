@@ -131,7 +131,11 @@ def _pool(task: ModelRun, workers: int | None, most: int | None) -> Iterator[Run
             ) from None
 
     with ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn")) as pool:
-        yield partial(run, pool)
+        try:
+            yield partial(run, pool)
+        except BaseException:  # interrupted or failed: do not wait for the runs not started
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 def _dask(task: ModelRun, client, points: dict[int, dict[str, float]]) -> Iterator[tuple[int, RunOutcome]]:

@@ -22,8 +22,15 @@ import numpy as np
 from multibody.studies.errors import StudyError
 from multibody.studies.responses import ModelFileFunction, NaturalFrequency, Response
 
-ANALYSES = ("dynamics", "kinematics", "quasi_statics", "statics", "linear")
-"""What a run can compute; "linear" hands a ``LinearModel`` to the response functions."""
+ANALYSES = {
+    "dynamics": "dynamics",
+    "kinematics": "kinematics",
+    "quasi_statics": "quasi_statics",
+    "statics": "statics",
+    "linear": "linearize",
+}
+"""What a run can compute -> the ``multibody`` function that does; "linear" hands a
+``LinearModel`` to the response functions."""
 
 _MODEL_FILES: dict[str, ModuleType] = {}
 """Model files loaded in this process, by path (a worker loads each file once)."""
@@ -90,15 +97,7 @@ class ModelRun:
 
     def analyse(self, system):
         """Run the analysis on the compiled ``system``: ``Results`` (``LinearModel`` for "linear")."""
-        import multibody as mb
-
-        options = dict(self.options)
-        if self.analysis == "linear":
-            return mb.linearize(system, **options)
-        if self.analysis == "statics":
-            return mb.statics(system, **options)
-        function = {"dynamics": mb.dynamics, "kinematics": mb.kinematics, "quasi_statics": mb.quasi_statics}
-        return function[self.analysis](system, **options)
+        return analysis_function(self.analysis)(system, **self.options)
 
     def build_function(self) -> Callable[..., object]:
         """The build function: the one given, or ``build`` of the model file."""
@@ -127,10 +126,23 @@ class ModelRun:
         return function
 
 
+def analysis_function(analysis: str) -> Callable[..., object]:
+    """The ``multibody`` function of ``analysis`` (a key of ``ANALYSES``)."""
+    import multibody
+
+    return getattr(multibody, ANALYSES[analysis])
+
+
 def check_analysis(analysis: str, options: Mapping[str, object]) -> None:
-    """Raise ``StudyError`` unless ``analysis`` is known and has the options it needs."""
+    """Raise ``StudyError`` unless ``analysis`` is known, takes ``options`` and has those it needs."""
+    import inspect
+
     if analysis not in ANALYSES:
         raise StudyError(f"analysis must be one of {', '.join(ANALYSES)}, got {analysis!r}")
+    accepted = list(inspect.signature(analysis_function(analysis)).parameters)[1:]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise StudyError(f"{analysis} takes no option {', '.join(unknown)}; its options are: {', '.join(accepted)}")
     if analysis in ("dynamics", "kinematics", "quasi_statics"):
         missing = [name for name in ("t_end", "output_step") if name not in options]
         if missing:
