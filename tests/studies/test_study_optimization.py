@@ -7,6 +7,8 @@ frequency comes from ``linearize`` to round-off (1e-10), so the tolerances are t
   on it to its feasibility tolerance; f is within 1e-8 of f*, so k within 2e-8 relative: 1e-6.
 - COBYQA (derivative-free), minimizing (f - f*)^2: its trust region shrinks to 1e-6 of the
   normalized range (900 N/m), so k within ~1e-3 N/m: 1e-5 relative.
+- COBYLA (derivative-free, constrained), minimizing k subject to f >= f*: it stops when its trust
+  region is 1e-6 of the range (9e-4 N/m), 1e-5 relative.
 - differential_evolution (global, stochastic, no polishing), minimizing |f - f*|, here cut at 6
   generations of 15 to keep the test short: this checks that whole generations run on the pool
   and that the search closes in, not its final accuracy (its best member is within 1 % of k*
@@ -49,6 +51,11 @@ def test_cobyqa_without_derivatives_places_the_frequency_on_target() -> None:
     assert result.optimum["parameters"]["stiffness"] == pytest.approx(RATE, rel=1e-5)
 
 
+def test_cobyla_without_derivatives_meets_the_frequency_constraint() -> None:
+    result = study().optimize("stiffness", method="COBYLA", constraints={"frequency": (TARGET, None)}, client="inline")
+    assert result.optimum["parameters"]["stiffness"] == pytest.approx(RATE, rel=1e-5)
+
+
 def test_differential_evolution_on_the_process_pool() -> None:
     result = study().optimize(
         lambda values: abs(values["frequency"] - TARGET),
@@ -66,5 +73,6 @@ def test_a_list_parameter_or_an_unknown_objective_is_refused() -> None:
     listed = mb.Study(spring_mass.build, {"stiffness": [1.0, 2.0]}, {"frequency": "frequency(1)"}, analysis="linear")
     with pytest.raises(StudyError, match="needs ranges"):
         listed.optimize("frequency", client="inline")
-    with pytest.raises(StudyError, match="takes no constraints"):
-        study().optimize("stiffness", method="Nelder-Mead", constraints={"frequency": (3.0, None)}, client="inline")
+    for method in ("Nelder-Mead", "COBYQA"):
+        with pytest.raises(StudyError, match=f"method {method} takes no constraints"):
+            study().optimize("stiffness", method=method, constraints={"frequency": (3.0, None)}, client="inline")

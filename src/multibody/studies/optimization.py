@@ -9,9 +9,11 @@ one run of the study.
 Gradient methods ("SLSQP", "trust-constr", "L-BFGS-B") get their gradients by central
 differences, all ``2 p`` points of one gradient evaluated together on the study's client (in
 parallel on a pool or a cluster), step ``accuracy^(1/3)`` of each range (see ``sensitivity``).
-Derivative-free methods: "COBYQA" (bounds and constraints), "Nelder-Mead" and "Powell" (bounds
-only) and "differential_evolution" (global, bounds and constraints; each generation evaluated
-together).
+Derivative-free methods: "COBYLA" (bounds and constraints; its final trust-region radius is
+``accuracy`` in normalized coordinates), "COBYQA", "Nelder-Mead" and "Powell" (bounds only) and
+"differential_evolution" (global, bounds and constraints; each generation evaluated together).
+COBYQA is offered without constraints only: scipy 1.17's COBYQA returns its start point for as
+simple a problem as "minimize k subject to sqrt(k/m)/(2 pi) >= f", where COBYLA converges.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from multibody.studies.run import RunOutcome
 from multibody.studies.sensitivity import central_difference_design
 
 GRADIENT_METHODS = ("SLSQP", "trust-constr", "L-BFGS-B")
-DERIVATIVE_FREE = ("COBYQA", "Nelder-Mead", "Powell", "differential_evolution")
-CONSTRAINED = ("SLSQP", "trust-constr", "COBYQA", "differential_evolution")
+DERIVATIVE_FREE = ("COBYLA", "COBYQA", "Nelder-Mead", "Powell", "differential_evolution")
+CONSTRAINED = ("SLSQP", "trust-constr", "COBYLA", "differential_evolution")
 
 Objective = str | Callable[[Mapping[str, float]], float]
 BatchEvaluator = Callable[[NDArray[np.float64]], list[RunOutcome]]
@@ -178,6 +180,8 @@ def optimize(
         jac = search.gradient_of(search.objective_value) if method in GRADIENT_METHODS else None
         if method == "SLSQP":
             options["ftol"] = accuracy**2
+        elif method == "COBYLA":
+            options["tol"] = accuracy
         found = so.minimize(
             search.function,
             z0,

@@ -200,7 +200,7 @@ class Study:
         parameters and responses by name (called in this process); ``constraints``:
         ``{response: (low, high)}`` (None for an open side); ``method``: "SLSQP" (default),
         "trust-constr", "L-BFGS-B" (central-difference gradients, run in parallel), or the
-        derivative-free "COBYQA", "Nelder-Mead", "Powell", "differential_evolution" (global;
+        derivative-free "COBYLA", "COBYQA", "Nelder-Mead", "Powell", "differential_evolution" (global;
         ``seed``). ``x0``: the start (default the middle of the ranges). The result's rows are the
         evaluations in order; ``result.optimum`` holds the best point.
         """
