@@ -85,6 +85,7 @@ def test_the_shipped_examples_are_there() -> None:
         "heavy_top",
         "newtons_cradle",
         "pendulum",
+        "quarter_car_study",
         "slider_crank",
         "two_mass_chain",
     ]
@@ -278,3 +279,24 @@ def test_readme_quick_start_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.chdir(tmp_path)
     exec(compile(blocks[0], "README.md quick start", "exec"), {})
     assert (tmp_path / "pendulum.h5").is_file()
+
+
+# -- quarter-car study ----------------------------------------------------------------------------
+
+
+def test_quarter_car_starts_at_equilibrium_and_its_study_runs() -> None:
+    # References: without damping the linear model's frequencies are the 2-DOF closed form,
+    # eigenvalues of M^-1 K with K = [[ks, -ks], [-ks, ks + kt]] (1e-8: linearize's finite
+    # differences, 1e-10 relative); at t = 0 the springs balance gravity, so the body's only
+    # acceleration is the damper's c v0 / m_s (exact up to the solver's round-off).
+    module = load_example("quarter_car_study")
+    ms, ks, c, kt = (module.NOMINAL[name] for name in ("sprung_mass", "spring_rate", "damping", "tire_rate"))
+    mu = module.UNSPRUNG_MASS
+    stiffness = np.array([[ks, -ks], [-ks, ks + kt]])
+    expected = np.sqrt(np.linalg.eigvals(np.diag([1 / ms, 1 / mu]) @ stiffness).real) / (2 * np.pi)
+    modes = mb.linearize(module.build(damping=0.0)).modes()
+    np.testing.assert_allclose(np.sort(modes.frequencies_hz[~modes.rigid_body]), np.sort(expected), rtol=1e-8)
+    result = module.study().latin_hypercube(2, seed=1, client="inline", progress=False)
+    assert result.failed == ()
+    start = mb.dynamics(module.build(), 0.01, 0.01)
+    assert start.body("body").acceleration[0, 2] == pytest.approx(c * module.BUMP_SPEED / ms, rel=1e-9)

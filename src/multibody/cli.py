@@ -113,7 +113,8 @@ DYNAMICS_ONLY = ("formulation", "method", "rtol")
 
 def load_model_file(path: str | Path, command_file: str | None = None) -> ModuleType:
     """Import the Python file ``path`` as a module (``UsageError`` if it is missing or fails); an
-    ADAMS dataset (.adm, with its .acf ``command_file``) is imported by ``multibody.io.adm``."""
+    ADAMS dataset (.adm, with its .acf ``command_file``) is imported by ``multibody.io.adm``, a
+    URDF robot description (.urdf) by ``multibody.io.urdf``."""
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"model file '{path}' not found")
@@ -124,6 +125,13 @@ def load_model_file(path: str | Path, command_file: str | None = None) -> Module
             raise UsageError(str(error)) from error
     if command_file is not None:
         raise UsageError("--acf goes with an ADAMS dataset (.adm), not with a Python model file")
+    if path.suffix.lower() == ".urdf":
+        from multibody.io.urdf import UrdfError, urdf_module
+
+        try:
+            return urdf_module(path)
+        except UrdfError as error:
+            raise UsageError(str(error)) from error
     if path.suffix != ".py":
         raise UsageError(f"model file '{path}' is not a Python file (.py)")
     module_name = f"multibody_model_{path.stem}"
@@ -267,6 +275,18 @@ def _info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _study(args: argparse.Namespace) -> int:
+    from multibody.studies.config import run_config, summary
+    from multibody.studies.errors import StudyError
+
+    try:
+        result = run_config(args.study, client="inline" if args.inline else args.client, workers=args.workers)
+    except StudyError as error:
+        raise UsageError(str(error)) from error
+    print(summary(result))
+    return 0
+
+
 def _positive(text: str) -> float:
     try:
         value = float(text)
@@ -285,7 +305,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "model",
         metavar="MODEL.py",
-        help="Python file defining build() -> Model (and maybe ANALYSIS), or an ADAMS dataset .adm",
+        help="Python file defining build() -> Model (and maybe ANALYSIS), an ADAMS dataset .adm or a URDF file",
     )
     run.add_argument(
         "--acf", metavar="FILE.acf", help="ADAMS command file for an .adm dataset (SIMULATE/DYNAMIC, END=...)"
@@ -310,13 +330,22 @@ def _parser() -> argparse.ArgumentParser:
 
     info = commands.add_parser("info", help="print a model's summary: bodies, constraints, DOF, redundancies")
     info.add_argument(
-        "model", metavar="MODEL.py", help="Python file defining build() -> Model, or an ADAMS dataset .adm"
+        "model", metavar="MODEL.py", help="Python file defining build() -> Model, an ADAMS dataset .adm or a .urdf"
     )
     info.set_defaults(handler=_info)
 
+    study = commands.add_parser("study", help="run a parameter study, sensitivity analysis or optimization (TOML)")
+    study.add_argument(
+        "study", metavar="STUDY.toml", help="model, parameters, responses, design (see multibody.studies.config)"
+    )
+    study.add_argument("--workers", type=int, metavar="N", help="processes of the local pool (default: all cores)")
+    study.add_argument("--client", metavar="ADDRESS", help="a Dask scheduler address, e.g. tcp://10.0.0.5:8786")
+    study.add_argument("--inline", action="store_true", help="run in this process, one run after the other")
+    study.set_defaults(handler=_study)
+
     viewers = add_commands(commands)  # animate, plot, report
 
-    for command in (run, info, *viewers):
+    for command in (run, info, study, *viewers):
         command.add_argument("--debug", action="store_true", help="print the traceback of an error")
     return parser
 
