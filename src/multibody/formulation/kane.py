@@ -25,14 +25,17 @@ joint kinds are integer codes read by one kernel):
 * ``forward_dynamics`` (trees, no cut constraints): the articulated-body recursion, one inward
   pass (a 6x6 articulated inertia per body and an n_u_k x n_u_k joint inverse) and one outward
   pass, about 500 flops per body for a one-speed joint: O(nb). It solves exactly
-  ``M du/dt = F`` without forming ``M``. It runs with each body's quantities about its own CM
-  (shifted between parent and child), not about the world origin: there inertias grow as
-  ``m |p|^2`` and the articulated updates would lose ``|p|^2 / l^2`` of the precision, which
-  made the right-hand side noisy at 1e-8 relative for a chain 10 m long. Measured on a
-  revolute chain (``benchmarks/kane_mujoco.py``): one right-hand side of the tree ODE costs
-  about 35 us + 0.6 us per body (N = 200: 0.14 ms).
+  ``M du/dt = F`` without forming ``M``. Measured on a revolute chain
+  (``benchmarks/kane_mujoco.py``): one right-hand side of the tree ODE costs about
+  35 us + 0.65 us per body (N = 200: 0.14 ms).
 * ``mass_matrix``: composite bodies, ``M[j, k] = S_j^T I^c_k S_k`` for every tree joint ``j``
   on the path of ``k``: O(nb * depth) (O(nb^2) for a chain), used for closed loops and impacts.
+
+The kinematics (``KaneState``) are about the world origin; the three dynamic recursions run
+with each body's quantities about its own CM (world axes), shifted between parent and child.
+About the world origin, inertias grow as ``m |p|^2`` and the recursions lose up to
+``|p|^2 / l^2`` of the precision: the right-hand side of a 10 m chain was noisy at 1e-8
+relative, and 1e-5 at 100 m from the origin; about the CMs it is round-off (1e-12).
 
 Closed loops (cut constraints): ``Phi(q, t) = 0`` with Jacobian ``B = G V`` (m, n_u), where ``G``
 is the Cartesian constraint Jacobian of the cut rows and ``V`` maps ``u`` to Cartesian body
@@ -256,9 +259,11 @@ class KaneFormulation:
             joints.u_start,
             state.motion_subspace,
             state.bias_acceleration,
-            state.spatial_inertia,
             state.spatial_velocity,
             state.applied_force,
+            state.frames.p_WB_W,
+            self.system.mass,
+            state.central_inertia,
             np.ascontiguousarray(u_dot, dtype=float),
         )
 
@@ -277,7 +282,9 @@ class KaneFormulation:
             joints.u_start,
             self.tree.body_joint,
             state.motion_subspace,
-            state.spatial_inertia,
+            state.frames.p_WB_W,
+            self.system.mass,
+            state.central_inertia,
             self.n_u,
         )
 

@@ -9,7 +9,11 @@ whatever the number of joints.
 Conventions (world components throughout):
 
 * spatial motion vectors (6,): angular velocity, then the velocity of the body point at the world
-  origin; spatial force vectors (6,): moment about the world origin, then force;
+  origin; spatial force vectors (6,): moment about the world origin, then force. The dynamic
+  recursions (``inverse_dynamics``, ``forward_dynamics``, ``mass_matrix``) take these and work
+  with every body's quantities about its own CM instead (same axes), shifting them between
+  parent and child: about the world origin, inertias grow as ``m |p|^2`` and the recursions would
+  lose ``|p|^2 / l^2`` of the precision;
 * per-body arrays have ``nb + 1`` rows, the last being the ground (a parent index -1 reads it);
 * a joint's motion subspace ``S`` (6, 6) holds its ``n_u_k`` columns first (translations, then
   rotation axes) and zeros after: the partial angular velocities and partial velocities of its
@@ -320,28 +324,6 @@ def applied_spatial_forces(
 
 
 @njit(cache=True)
-def _velocity_product_forces(spatial_inertia: np.ndarray, V: np.ndarray, applied: np.ndarray) -> np.ndarray:
-    """(nb, 6) ``V x* (I V)`` minus the applied force: what each body needs at zero acceleration."""
-    nb = applied.shape[0]
-    out = np.empty((nb, 6))
-    h = np.empty(6)
-    for b in range(nb):
-        for i in range(6):
-            s = 0.0
-            for j in range(6):
-                s += spatial_inertia[b, i, j] * V[b, j]
-            h[i] = s
-        w0, w1, w2, v0, v1, v2 = V[b, 0], V[b, 1], V[b, 2], V[b, 3], V[b, 4], V[b, 5]
-        out[b, 0] = w1 * h[2] - w2 * h[1] + v1 * h[5] - v2 * h[4] - applied[b, 0]
-        out[b, 1] = w2 * h[0] - w0 * h[2] + v2 * h[3] - v0 * h[5] - applied[b, 1]
-        out[b, 2] = w0 * h[1] - w1 * h[0] + v0 * h[4] - v1 * h[3] - applied[b, 2]
-        out[b, 3] = w1 * h[5] - w2 * h[4] - applied[b, 3]
-        out[b, 4] = w2 * h[3] - w0 * h[5] - applied[b, 4]
-        out[b, 5] = w0 * h[4] - w1 * h[3] - applied[b, 5]
-    return out
-
-
-@njit(cache=True)
 def spatial_accelerations(
     parent: np.ndarray,
     child: np.ndarray,
@@ -363,44 +345,6 @@ def spatial_accelerations(
                 s += S[k, i, c] * u_dot[u_start[k] + c]
             A[C, i] = s
     return A
-
-
-@njit(cache=True)
-def inverse_dynamics(
-    parent: np.ndarray,
-    child: np.ndarray,
-    n_speeds: np.ndarray,
-    u_start: np.ndarray,
-    S: np.ndarray,
-    bias: np.ndarray,
-    spatial_inertia: np.ndarray,
-    V: np.ndarray,
-    applied: np.ndarray,
-    u_dot: np.ndarray,
-) -> np.ndarray:
-    """Generalized forces ``M u_dot - F`` (n_u,) [N, N m] the joints must add for rates ``u_dot``:
-    recursive Newton-Euler, accelerations outwards, then subtree forces inwards."""
-    nb = applied.shape[0]
-    A = spatial_accelerations(parent, child, n_speeds, u_start, S, bias, u_dot, nb)
-    f = _velocity_product_forces(spatial_inertia, V, applied)
-    for b in range(nb):
-        for i in range(6):
-            s = 0.0
-            for j in range(6):
-                s += spatial_inertia[b, i, j] * A[b, j]
-            f[b, i] += s
-    tau = np.zeros(u_dot.size)
-    for k in range(parent.size - 1, -1, -1):
-        C = child[k]
-        for c in range(n_speeds[k]):
-            s = 0.0
-            for i in range(6):
-                s += S[k, i, c] * f[C, i]
-            tau[u_start[k] + c] = s
-        if parent[k] >= 0:
-            for i in range(6):
-                f[parent[k], i] += f[C, i]
-    return tau
 
 
 @njit(cache=True)
@@ -464,6 +408,153 @@ def _add_shifted_inertia(inertia: np.ndarray, r: np.ndarray, out: np.ndarray) ->
 
 
 @njit(cache=True)
+def _about_child_centres(
+    child: np.ndarray, n_speeds: np.ndarray, S: np.ndarray, bias: np.ndarray, p_WB: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The joints' motion subspaces (n, 6, 6) and ``dS/dt u`` (n, 6) of ``tree_kinematics``
+    re-expressed about their child's CM ``p_WB`` (nb+1, 3) [m]: linear parts gain ``w x p``."""
+    n = child.size
+    S_C = np.zeros((n, 6, 6))
+    bias_C = np.empty((n, 6))
+    for k in range(n):
+        p0, p1, p2 = p_WB[child[k], 0], p_WB[child[k], 1], p_WB[child[k], 2]
+        for c in range(n_speeds[k]):
+            a0, a1, a2 = S[k, 0, c], S[k, 1, c], S[k, 2, c]
+            S_C[k, 0, c], S_C[k, 1, c], S_C[k, 2, c] = a0, a1, a2
+            S_C[k, 3, c] = S[k, 3, c] + a1 * p2 - a2 * p1
+            S_C[k, 4, c] = S[k, 4, c] + a2 * p0 - a0 * p2
+            S_C[k, 5, c] = S[k, 5, c] + a0 * p1 - a1 * p0
+        a0, a1, a2 = bias[k, 0], bias[k, 1], bias[k, 2]
+        bias_C[k, 0], bias_C[k, 1], bias_C[k, 2] = a0, a1, a2
+        bias_C[k, 3] = bias[k, 3] + a1 * p2 - a2 * p1
+        bias_C[k, 4] = bias[k, 4] + a2 * p0 - a0 * p2
+        bias_C[k, 5] = bias[k, 5] + a0 * p1 - a1 * p0
+    return S_C, bias_C
+
+
+@njit(cache=True)
+def _central_inertias(mass: np.ndarray, central_inertia: np.ndarray) -> np.ndarray:
+    """Spatial inertias (nb, 6, 6) about the CMs, world axes: ``diag(J_W, m I)``."""
+    nb = mass.size
+    inertia = np.zeros((nb, 6, 6))
+    for b in range(nb):
+        for i in range(3):
+            for j in range(3):
+                inertia[b, i, j] = central_inertia[b, i, j]
+            inertia[b, 3 + i, 3 + i] = mass[b]
+    return inertia
+
+
+@njit(cache=True)
+def _central_bias_forces(
+    V: np.ndarray, applied: np.ndarray, p_WB: np.ndarray, mass: np.ndarray, central_inertia: np.ndarray
+) -> np.ndarray:
+    """(nb, 6) ``V x* (I V)`` minus the applied force, about each body's CM: what the body needs
+    at zero acceleration, ``(w x J w - n_cm, m w x v_cm - f)``, from the world-origin velocities
+    ``V`` and applied forces ``applied`` (the moment shifted to the CM)."""
+    nb = applied.shape[0]
+    out = np.empty((nb, 6))
+    for b in range(nb):
+        p0, p1, p2 = p_WB[b, 0], p_WB[b, 1], p_WB[b, 2]
+        w0, w1, w2 = V[b, 0], V[b, 1], V[b, 2]
+        h0 = central_inertia[b, 0, 0] * w0 + central_inertia[b, 0, 1] * w1 + central_inertia[b, 0, 2] * w2
+        h1 = central_inertia[b, 1, 0] * w0 + central_inertia[b, 1, 1] * w1 + central_inertia[b, 1, 2] * w2
+        h2 = central_inertia[b, 2, 0] * w0 + central_inertia[b, 2, 1] * w1 + central_inertia[b, 2, 2] * w2
+        v0 = V[b, 3] + w1 * p2 - w2 * p1
+        v1 = V[b, 4] + w2 * p0 - w0 * p2
+        v2 = V[b, 5] + w0 * p1 - w1 * p0
+        f0, f1, f2 = applied[b, 3], applied[b, 4], applied[b, 5]
+        m = mass[b]
+        out[b, 0] = w1 * h2 - w2 * h1 - (applied[b, 0] - p1 * f2 + p2 * f1)
+        out[b, 1] = w2 * h0 - w0 * h2 - (applied[b, 1] - p2 * f0 + p0 * f2)
+        out[b, 2] = w0 * h1 - w1 * h0 - (applied[b, 2] - p0 * f1 + p1 * f0)
+        out[b, 3] = m * (w1 * v2 - w2 * v1) - f0
+        out[b, 4] = m * (w2 * v0 - w0 * v2) - f1
+        out[b, 5] = m * (w0 * v1 - w1 * v0) - f2
+    return out
+
+
+@njit(cache=True, inline="always")
+def _add_force_about_parent(force: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
+    """Add the spatial force (6,) ``force`` about the child's CM to ``out`` about the parent's,
+    ``r`` (3,) = child CM - parent CM [m]: the moment gains ``r x f``."""
+    out[0] += force[0] + r[1] * force[5] - r[2] * force[4]
+    out[1] += force[1] + r[2] * force[3] - r[0] * force[5]
+    out[2] += force[2] + r[0] * force[4] - r[1] * force[3]
+    for i in range(3, 6):
+        out[i] += force[i]
+
+
+@njit(cache=True, inline="always")
+def _add_motion_about_child(motion: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
+    """Add the spatial motion vector (6,) ``motion`` about the parent's CM to ``out`` about the
+    child's, ``r`` (3,) = child CM - parent CM [m]: the linear part gains ``w x r``."""
+    for i in range(6):
+        out[i] += motion[i]
+    out[3] += motion[1] * r[2] - motion[2] * r[1]
+    out[4] += motion[2] * r[0] - motion[0] * r[2]
+    out[5] += motion[0] * r[1] - motion[1] * r[0]
+
+
+@njit(cache=True)
+def inverse_dynamics(
+    parent: np.ndarray,
+    child: np.ndarray,
+    n_speeds: np.ndarray,
+    u_start: np.ndarray,
+    S: np.ndarray,
+    bias: np.ndarray,
+    V: np.ndarray,
+    applied: np.ndarray,
+    p_WB: np.ndarray,
+    mass: np.ndarray,
+    central_inertia: np.ndarray,
+    u_dot: np.ndarray,
+) -> np.ndarray:
+    """Generalized forces ``M u_dot - F`` (n_u,) [N, N m] the joints must add for rates ``u_dot``:
+    recursive Newton-Euler, accelerations outwards, then subtree forces inwards, each body's
+    quantities about its CM (arguments as for ``forward_dynamics``)."""
+    n = parent.size
+    nb = applied.shape[0]
+    S_C, bias_C = _about_child_centres(child, n_speeds, S, bias, p_WB)
+    A = np.zeros((nb, 6))
+    r = np.empty(3)
+    for k in range(n):
+        P, C = parent[k], child[k]
+        for i in range(6):
+            s = bias_C[k, i]
+            for c in range(n_speeds[k]):
+                s += S_C[k, i, c] * u_dot[u_start[k] + c]
+            A[C, i] = s
+        if P >= 0:
+            for i in range(3):
+                r[i] = p_WB[C, i] - p_WB[P, i]
+            _add_motion_about_child(A[P], r, A[C])
+    f = _central_bias_forces(V, applied, p_WB, mass, central_inertia)
+    for b in range(nb):
+        for i in range(3):
+            f[b, i] += (
+                central_inertia[b, i, 0] * A[b, 0]
+                + central_inertia[b, i, 1] * A[b, 1]
+                + (central_inertia[b, i, 2] * A[b, 2])
+            )
+            f[b, 3 + i] += mass[b] * A[b, 3 + i]
+    tau = np.zeros(u_dot.size)
+    for k in range(n - 1, -1, -1):
+        P, C = parent[k], child[k]
+        for c in range(n_speeds[k]):
+            s = 0.0
+            for i in range(6):
+                s += S_C[k, i, c] * f[C, i]
+            tau[u_start[k] + c] = s
+        if P >= 0:
+            for i in range(3):
+                r[i] = p_WB[C, i] - p_WB[P, i]
+            _add_force_about_parent(f[C], r, f[P])
+    return tau
+
+
+@njit(cache=True)
 def forward_dynamics(
     parent: np.ndarray,
     child: np.ndarray,
@@ -486,7 +577,7 @@ def forward_dynamics(
     and ``central_inertia`` (nb, 3, 3) [kg m^2] the inertia about the CM in world axes. The
     recursion runs with every body's quantities about its own CM (world axes), shifted between
     parent and child by their CM offset: about the world origin, inertias of bodies far from it
-    grow as ``m |p|^2`` and the articulated-inertia updates would lose ``|p|^2 / (l^2)`` of the
+    grow as ``m |p|^2`` and the articulated-inertia updates would lose ``|p|^2 / l^2`` of the
     precision. Inwards, each joint eliminates its speeds from its child's articulated inertia
     (6, 6) and bias force (6,) (an ``n_u_k`` x ``n_u_k`` inverse) and passes the rest to the
     parent; outwards, each joint's rates follow from its parent's acceleration. The second entry
@@ -494,46 +585,9 @@ def forward_dynamics(
     (then ``du/dt`` is meaningless)."""
     n = parent.size
     nb = applied.shape[0]
-    # Everything about the CM of the body it belongs to (a joint's columns: its child's).
-    S_C = np.empty((n, 6, 6))
-    bias_C = np.empty((n, 6))
-    for k in range(n):
-        p0, p1, p2 = p_WB[child[k], 0], p_WB[child[k], 1], p_WB[child[k], 2]
-        for c in range(n_speeds[k]):
-            a0, a1, a2 = S[k, 0, c], S[k, 1, c], S[k, 2, c]
-            S_C[k, 0, c], S_C[k, 1, c], S_C[k, 2, c] = a0, a1, a2
-            S_C[k, 3, c] = S[k, 3, c] + a1 * p2 - a2 * p1
-            S_C[k, 4, c] = S[k, 4, c] + a2 * p0 - a0 * p2
-            S_C[k, 5, c] = S[k, 5, c] + a0 * p1 - a1 * p0
-        a0, a1, a2 = bias[k, 0], bias[k, 1], bias[k, 2]
-        bias_C[k, 0], bias_C[k, 1], bias_C[k, 2] = a0, a1, a2
-        bias_C[k, 3] = bias[k, 3] + a1 * p2 - a2 * p1
-        bias_C[k, 4] = bias[k, 4] + a2 * p0 - a0 * p2
-        bias_C[k, 5] = bias[k, 5] + a0 * p1 - a1 * p0
-    articulated = np.zeros((nb, 6, 6))
-    bias_force = np.empty((nb, 6))
-    for b in range(nb):
-        p0, p1, p2 = p_WB[b, 0], p_WB[b, 1], p_WB[b, 2]
-        w0, w1, w2 = V[b, 0], V[b, 1], V[b, 2]
-        for i in range(3):
-            for j in range(3):
-                articulated[b, i, j] = central_inertia[b, i, j]
-            articulated[b, 3 + i, 3 + i] = mass[b]
-        h0 = central_inertia[b, 0, 0] * w0 + central_inertia[b, 0, 1] * w1 + central_inertia[b, 0, 2] * w2
-        h1 = central_inertia[b, 1, 0] * w0 + central_inertia[b, 1, 1] * w1 + central_inertia[b, 1, 2] * w2
-        h2 = central_inertia[b, 2, 0] * w0 + central_inertia[b, 2, 1] * w1 + central_inertia[b, 2, 2] * w2
-        v0 = V[b, 3] + w1 * p2 - w2 * p1
-        v1 = V[b, 4] + w2 * p0 - w0 * p2
-        v2 = V[b, 5] + w0 * p1 - w1 * p0
-        f0, f1, f2 = applied[b, 3], applied[b, 4], applied[b, 5]
-        m = mass[b]
-        # V x* (I V) about the CM: (w x J w, m w x v); the applied moment shifted to the CM.
-        bias_force[b, 0] = w1 * h2 - w2 * h1 - (applied[b, 0] - p1 * f2 + p2 * f1)
-        bias_force[b, 1] = w2 * h0 - w0 * h2 - (applied[b, 1] - p2 * f0 + p0 * f2)
-        bias_force[b, 2] = w0 * h1 - w1 * h0 - (applied[b, 2] - p0 * f1 + p1 * f0)
-        bias_force[b, 3] = m * (w1 * v2 - w2 * v1) - f0
-        bias_force[b, 4] = m * (w2 * v0 - w0 * v2) - f1
-        bias_force[b, 5] = m * (w0 * v1 - w1 * v0) - f2
+    S_C, bias_C = _about_child_centres(child, n_speeds, S, bias, p_WB)
+    articulated = _central_inertias(mass, central_inertia)
+    bias_force = _central_bias_forces(V, applied, p_WB, mass, central_inertia)
     U = np.zeros((n, 6, 6))
     D_inverse = np.zeros((n, 6, 6))
     torque = np.zeros((n, 6))
@@ -588,12 +642,7 @@ def forward_dynamics(
         for i in range(3):
             r[i] = p_WB[C, i] - p_WB[P, i]
         _add_shifted_inertia(passed, r, articulated[P])
-        # A force at the child's CM about the parent's: the moment gains r x f.
-        bias_force[P, 0] += passed_force[0] + r[1] * passed_force[5] - r[2] * passed_force[4]
-        bias_force[P, 1] += passed_force[1] + r[2] * passed_force[3] - r[0] * passed_force[5]
-        bias_force[P, 2] += passed_force[2] + r[0] * passed_force[4] - r[1] * passed_force[3]
-        for i in range(3, 6):
-            bias_force[P, i] += passed_force[i]
+        _add_force_about_parent(passed_force, r, bias_force[P])
     A = np.zeros((nb, 6))
     u_dot = np.zeros(n_u)
     a = np.empty(6)
@@ -604,13 +653,9 @@ def forward_dynamics(
         for i in range(6):
             a[i] = bias_C[k, i]
         if P >= 0:
-            # The parent's acceleration at the child's CM: the linear part gains alpha x r.
-            r0, r1, r2 = p_WB[C, 0] - p_WB[P, 0], p_WB[C, 1] - p_WB[P, 1], p_WB[C, 2] - p_WB[P, 2]
-            for i in range(6):
-                a[i] += A[P, i]
-            a[3] += A[P, 1] * r2 - A[P, 2] * r1
-            a[4] += A[P, 2] * r0 - A[P, 0] * r2
-            a[5] += A[P, 0] * r1 - A[P, 1] * r0
+            for i in range(3):
+                r[i] = p_WB[C, i] - p_WB[P, i]
+            _add_motion_about_child(A[P], r, a)
         for row in range(nk):
             s = torque[k, row]
             for i in range(6):
@@ -637,19 +682,28 @@ def mass_matrix(
     u_start: np.ndarray,
     body_joint: np.ndarray,
     S: np.ndarray,
-    spatial_inertia: np.ndarray,
+    p_WB: np.ndarray,
+    mass: np.ndarray,
+    central_inertia: np.ndarray,
     n_u: int,
 ) -> np.ndarray:
     """Generalized mass matrix (n_u, n_u) by composite bodies: ``M[j, k] = S_j^T I^c_k S_k`` for
     every joint ``j`` on the path of joint ``k`` to the ground (``body_joint`` (nb,): the joint
-    whose child each body is). O(nb * depth)."""
+    whose child each body is), with each composite inertia about its body's CM and the columns
+    ``I^c_k S_k`` (forces) carried down the path to each ancestor's CM. O(nb * depth)."""
     n = parent.size
-    composite = spatial_inertia.copy()
+    S_C, _ = _about_child_centres(child, n_speeds, S, np.zeros((n, 6)), p_WB)
+    composite = _central_inertias(mass, central_inertia)
+    r = np.empty(3)
     for k in range(n - 1, -1, -1):
-        if parent[k] >= 0:
-            composite[parent[k]] += composite[child[k]]
+        P, C = parent[k], child[k]
+        if P >= 0:
+            for i in range(3):
+                r[i] = p_WB[C, i] - p_WB[P, i]
+            _add_shifted_inertia(composite[C], r, composite[P])
     M = np.zeros((n_u, n_u))
     F = np.empty((6, 6))
+    column = np.empty(6)
     for k in range(n):
         nk = n_speeds[k]
         C = child[k]
@@ -657,20 +711,29 @@ def mass_matrix(
             for c in range(nk):
                 s = 0.0
                 for j in range(6):
-                    s += composite[C, i, j] * S[k, j, c]
+                    s += composite[C, i, j] * S_C[k, j, c]
                 F[i, c] = s
         body = C
         while body >= 0:
             ancestor = body_joint[body]
-            for r in range(n_speeds[ancestor]):
-                row = u_start[ancestor] + r
+            for row in range(n_speeds[ancestor]):
                 for c in range(nk):
                     s = 0.0
                     for i in range(6):
-                        s += S[ancestor, i, r] * F[i, c]
-                    M[row, u_start[k] + c] = s
-                    M[u_start[k] + c, row] = s
-            body = parent[ancestor]
+                        s += S_C[ancestor, i, row] * F[i, c]
+                    M[u_start[ancestor] + row, u_start[k] + c] = s
+                    M[u_start[k] + c, u_start[ancestor] + row] = s
+            up = parent[ancestor]
+            if up >= 0:
+                for i in range(3):
+                    r[i] = p_WB[body, i] - p_WB[up, i]
+                for c in range(nk):
+                    for i in range(6):
+                        column[i] = 0.0
+                    _add_force_about_parent(F[:, c], r, column)
+                    for i in range(6):
+                        F[i, c] = column[i]
+            body = up
     return M
 
 
