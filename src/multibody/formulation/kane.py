@@ -18,7 +18,7 @@ evaluated recursively along the tree, world frame, all bodies in one pass each, 
 kernels of ``multibody.formulation.kane_kernel`` (one call per pass, no Python loop per joint;
 joint kinds are integer codes read by one kernel):
 
-* ``evaluate``: one outward pass, five 3x3 products per joint plus the body's spatial inertia
+* ``evaluate``: one outward pass, five 3x3 products per joint plus the body's inertia in world axes
   (about 700 flops per body), then the force elements (vectorized): O(nb).
 * ``generalized_force`` / ``inverse_dynamics``: one outward pass (accelerations) and one inward
   pass (subtree forces), about 150 flops per body for a one-speed joint: O(nb).
@@ -93,8 +93,6 @@ class KaneState:
     motion: Twist
     """Cartesian velocities of bodies and markers"""
     loads: forces.ElementLoads
-    spatial_inertia: FloatArray
-    """(nb, 6, 6) about the world origin"""
     central_inertia: FloatArray
     """(nb, 3, 3) about the CM, world axes [kg m^2]"""
     applied_force: FloatArray
@@ -193,7 +191,7 @@ class KaneFormulation:
         """Body poses, velocities, motion subspaces, loads and inertias at ``(q, u, t)``: O(nb)."""
         system = self.system
         joints = self._layout
-        R_WB, p_WB, S, V, bias, inertia, central_inertia, q_cartesian, v_cartesian = kane_kernel.tree_kinematics(
+        R_WB, p_WB, S, V, bias, central_inertia, q_cartesian, v_cartesian = kane_kernel.tree_kinematics(
             np.ascontiguousarray(q, dtype=float),
             np.ascontiguousarray(u, dtype=float),
             joints.parent,
@@ -228,7 +226,6 @@ class KaneFormulation:
             frames=frames,
             motion=motion,
             loads=loads,
-            spatial_inertia=inertia,
             central_inertia=central_inertia,
             applied_force=kane_kernel.applied_spatial_forces(wrench, system.mass, system.gravity, R_WB, p_WB),
         )

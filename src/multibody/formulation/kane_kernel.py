@@ -152,12 +152,11 @@ def tree_kinematics(
 
     ``mass`` (nb,) [kg] and ``inertia`` (nb, 3, 3) [kg m^2] (body axes, about the CM). Returns
     ``(R_WB (nb+1, 3, 3), p_WB_W (nb+1, 3) [m], S (n, 6, 6), V (nb+1, 6), bias (n, 6),
-    spatial_inertia (nb, 6, 6), central_inertia (nb, 3, 3), q_cartesian (7 nb,), v_cartesian (6 nb,))``:
-    body rotations and CM positions, motion subspaces, spatial velocities [rad/s, m/s],
-    ``dS_k/dt u_k`` (the joint's part of its child's acceleration at ``du/dt = 0``) [rad/s^2,
-    m/s^2], spatial inertias about the world origin, inertias about the CMs in world axes
-    [kg m^2], and the Cartesian coordinates of the bodies (CM, Euler parameters; CM velocity
-    world, angular velocity body axes).
+    central_inertia (nb, 3, 3), q_cartesian (7 nb,), v_cartesian (6 nb,))``: body rotations and
+    CM positions, motion subspaces, spatial velocities [rad/s, m/s], ``dS_k/dt u_k`` (the joint's
+    part of its child's acceleration at ``du/dt = 0``) [rad/s^2, m/s^2], inertias about the CMs
+    in world axes [kg m^2], and the Cartesian coordinates of the bodies (CM, Euler parameters;
+    CM velocity world, angular velocity body axes).
 
     A joint's columns fixed in the parent (translations, the first axis of two) change as
     ``V_parent x S``, those fixed in the child (the rotation axes otherwise) as ``V_child x S``.
@@ -264,29 +263,13 @@ def tree_kinematics(
         _cross_motion(V[P], parent_fixed_rate, bias[k])
         _cross_motion(V[C], child_fixed_rate, bias[k])
 
-    spatial_inertia = np.zeros((nb, 6, 6))
     central_inertia = np.empty((nb, 3, 3))
     q_cartesian = np.empty(7 * nb)
     v_cartesian = np.empty(6 * nb)
     for b in range(nb):
-        J_W = central_inertia[b]
         _multiply(R_WB[b], inertia[b], turn)
-        _multiply_transposed(turn, R_WB[b], J_W)
+        _multiply_transposed(turn, R_WB[b], central_inertia[b])
         p0, p1, p2 = p_WB[b, 0], p_WB[b, 1], p_WB[b, 2]
-        m = mass[b]
-        # C = skew(p): C C^T = |p|^2 I - p p^T.
-        p_squared = p0 * p0 + p1 * p1 + p2 * p2
-        for i in range(3):
-            for j in range(3):
-                spatial_inertia[b, i, j] = J_W[i, j] - m * p_WB[b, i] * p_WB[b, j]
-            spatial_inertia[b, i, i] += m * p_squared
-            spatial_inertia[b, 3 + i, 3 + i] = m
-        spatial_inertia[b, 0, 4], spatial_inertia[b, 0, 5] = -m * p2, m * p1
-        spatial_inertia[b, 1, 3], spatial_inertia[b, 1, 5] = m * p2, -m * p0
-        spatial_inertia[b, 2, 3], spatial_inertia[b, 2, 4] = -m * p1, m * p0
-        for i in range(3):
-            for j in range(3):
-                spatial_inertia[b, 3 + j, i] = spatial_inertia[b, i, 3 + j]
         # Cartesian coordinates.
         for i in range(3):
             q_cartesian[7 * b + i] = p_WB[b, i]
@@ -297,7 +280,7 @@ def tree_kinematics(
         v_cartesian[6 * b + 2] = V[b, 5] + w0 * p1 - w1 * p0
         for i in range(3):
             v_cartesian[6 * b + 3 + i] = R_WB[b, 0, i] * w0 + R_WB[b, 1, i] * w1 + R_WB[b, 2, i] * w2
-    return R_WB, p_WB, S, V, bias, spatial_inertia, central_inertia, q_cartesian, v_cartesian
+    return R_WB, p_WB, S, V, bias, central_inertia, q_cartesian, v_cartesian
 
 
 @njit(cache=True)
