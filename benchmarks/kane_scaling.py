@@ -14,7 +14,8 @@ repeated calls:
   solve of the absolute-coordinate formulation).
 
 It prints a table and the exponent ``p`` of a least-squares fit ``time ~ N^p`` over all sizes
-and over the larger half (a fixed per-call overhead of about 0.5 ms flattens the small sizes).
+and over the larger half (a fixed per-call overhead of about 35 us flattens the small sizes). The
+side-by-side comparison with MuJoCo, and a whole run, are in ``benchmarks/kane_mujoco.py``.
 
 Usage: ``python benchmarks/kane_scaling.py [--sizes 10 20 50 100 200 400] [--repeats 7]``
 """

@@ -333,3 +333,136 @@ def test_euler_parameters_stay_continuous_through_half_a_turn(formulation: str) 
     half_angle = results.time  # w t / 2 with w = 2 rad/s
     expected = np.column_stack([np.cos(half_angle), 0 * half_angle, 0 * half_angle, np.sin(half_angle)])
     np.testing.assert_allclose(results.body("disc").euler_parameters, expected, rtol=0, atol=1e-8)
+
+
+# -- compiled recursions ------------------------------------------------------------------------
+def branched_tree(offset: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> mb.System:
+    """A tree with branches and most joint families: a revolute root carrying a universal and a
+    spherical branch, the spherical one forking into a cylindrical and a planar joint, a slider
+    on the universal branch, a welded body, and a free body tied to the tree by a spring. Every
+    position is shifted by ``offset`` [m] (the same mechanism elsewhere in the world)."""
+    shift = np.asarray(offset, dtype=float)
+    model = mb.Model("branched", gravity=(0.0, -9.81, 0.0))
+    rng = np.random.default_rng(11)
+    centres = {
+        "root": (0.0, 0.0, 0.0),
+        "cross": (-0.4, -0.3, 0.0),
+        "ball": (0.4, -0.2, 0.0),
+        "sleeve": (0.6, -0.3, 0.0),
+        "slab": (0.4, -0.4, -0.2),
+        "slider": (-0.5, -0.6, 0.0),
+        "weld": (0.0, -0.6, 0.0),
+        "free": (1.5, 0.5, 0.3),
+    }
+    bodies = {}
+    for k, (name, centre) in enumerate(centres.items()):
+        bodies[name] = model.add(
+            mb.RigidBody(
+                name,
+                0.5 + 0.25 * k,
+                tuple(0.03 + 0.01 * rng.random(3)),
+                position=tuple(shift + centre),
+                angular_velocity=rng.normal(size=3),
+            )
+        )
+
+    def marker(body: str, name: str, at: tuple[float, float, float], **axes: object) -> mb.Marker:
+        return bodies[body].add_marker(name, position=at, **axes)
+
+    ground = model.ground.add_marker("pivot", position=tuple(shift + (0.0, 0.5, 0.0)))
+    model.add(mb.Revolute("hinge", marker("root", "top", (0.0, 0.5, 0.0)), ground))
+    model.add(
+        mb.Universal(
+            "joint_u",
+            marker("cross", "top", (0.0, 0.3, 0.0), z_axis=(1.0, 0.0, 0.0)),
+            marker("root", "left", (-0.4, 0.0, 0.0)),
+        )
+    )
+    model.add(mb.Spherical("joint_s", marker("ball", "top", (0.0, 0.2, 0.1)), marker("root", "right", (0.4, 0.0, 0.0))))
+    model.add(
+        mb.Cylindrical(
+            "joint_c",
+            marker("ball", "axle", (0.2, 0.0, 0.0), z_axis=(0.0, 1.0, 1.0)),
+            marker("sleeve", "bore", (0.0, 0.1, 0.0), z_axis=(0.0, 1.0, 1.0)),
+        )
+    )
+    model.add(mb.Planar("joint_p", marker("slab", "face", (0.0, 0.0, 0.2)), marker("ball", "face", (0.0, -0.2, 0.0))))
+    model.add(
+        mb.Translational(
+            "joint_t",
+            marker("slider", "rail", (0.1, 0.0, 0.0), z_axis=(1.0, 1.0, 0.0)),
+            marker("cross", "rail", (0.0, -0.3, 0.0), z_axis=(1.0, 1.0, 0.0)),
+        )
+    )
+    model.add(mb.Fixed("joint_w", marker("weld", "base", (0.0, 0.1, 0.0)), marker("root", "bottom", (0.0, -0.5, 0.0))))
+    model.add(
+        mb.SpringDamper(
+            "tie",
+            marker("free", "hook", (0.0, 0.1, 0.0)),
+            marker("slider", "hook", (0.1, 0.0, 0.0)),
+            stiffness=40.0,
+            damping=0.3,
+            free_length=0.5,
+        )
+    )
+    return model.compile()
+
+
+def random_kane_state(kane: KaneFormulation, seed: int) -> object:
+    """``kane.evaluate`` at joint coordinates moved by random angles, translations and rotations
+    (unit Euler parameters) from the reference, with random speeds."""
+    rng = np.random.default_rng(seed)
+    q = kane.normalize(kane.reference_coordinates() + 0.4 * rng.normal(size=kane.n_q))
+    return kane.evaluate(q, rng.normal(size=kane.n_u), 0.3)
+
+
+def test_forward_dynamics_solves_the_composite_mass_matrix_on_a_branched_tree() -> None:
+    """Two independent algorithms agreeing at a random state of a branched tree with revolute,
+    universal, spherical, cylindrical, planar, translational, fixed and free joints: the
+    articulated-body recursion (no M formed; bodies' quantities about their CMs) solves
+    ``M du/dt = F`` with the composite-body M and the Newton-Euler F (quantities about the world
+    origin), and the Newton-Euler inverse dynamics of its result is zero. Tolerance: the
+    residual is round-off, 1e-10 of |F| (100 times what a 1e-12-conditioned solve loses)."""
+    system, state = assembled_state(branched_tree())
+    kane = KaneFormulation(system, state.q)
+    assert {joint.family for joint in kane.tree.joints} == {
+        "revolute",
+        "universal",
+        "spherical",
+        "cylindrical",
+        "planar",
+        "translational",
+        "fixed",
+        "free",
+    }
+    assert max(np.sum(kane.tree.lower_body == body) for body in range(system.n_bodies)) >= 2  # a branch
+    for seed in range(3):
+        at = random_kane_state(kane, seed)
+        M = kane.mass_matrix(at)
+        F = kane.generalized_force(at)
+        u_dot = kane.forward_dynamics(at)
+        assert np.max(np.abs(M @ u_dot - F)) < ROUND_OFF * np.max(np.abs(F))
+        assert np.max(np.abs(kane.inverse_dynamics(at, u_dot))) < ROUND_OFF * np.max(np.abs(F))
+
+
+def test_recursions_do_not_depend_on_where_the_mechanism_is() -> None:
+    """Reference: invariance under translation. The same branched tree 1 km away from the world
+    origin (the assembled configuration moved by the offset) has the same mass matrix,
+    generalized forces and joint accelerations at the same joint state (gravity is uniform).
+    Spatial inertias about the world origin grow as m |p|^2 there, and recursions carried out
+    about the origin lose up to |p|^2 / l^2 of their precision (measured before the recursions
+    moved to the bodies' CMs: 1e-8 relative here, 1e-5 on a 10-link ball chain at 100 m); about
+    the CMs only |p| / l enters, through the shifts of the kinematic quantities (measured:
+    3e-13 for M and F, 6e-12 for du/dt): agreement to 1e-9 relative."""
+    offset = np.array([1000.0, -600.0, 800.0])
+    system, state = assembled_state(branched_tree())
+    far_system = branched_tree(tuple(offset))
+    far_q = state.q.reshape(-1, 7).copy()
+    far_q[:, :3] += offset
+    evaluated = []
+    for model, q in ((system, state.q), (far_system, far_q.reshape(-1))):
+        kane = KaneFormulation(model, q)
+        at = random_kane_state(kane, 7)
+        evaluated.append((kane.mass_matrix(at), kane.generalized_force(at), kane.forward_dynamics(at)))
+    for near, far in zip(*evaluated):
+        assert np.max(np.abs(far - near)) < 1e-9 * np.max(np.abs(near))

@@ -14,20 +14,28 @@ lower-body array): ``partial_velocities`` returns them as the arrays of Kane's e
 
 Kane's equations ``M(q) du/dt = F(q, u, t)`` with ``M = sum_b V_b^T m_b V_b + W_b^T J_b W_b`` and
 ``F`` the generalized active forces plus the velocity-dependent generalized inertia forces are
-evaluated recursively along the tree, world frame, all bodies in one pass each:
+evaluated recursively along the tree, world frame, all bodies in one pass each, by the compiled
+kernels of ``multibody.formulation.kane_kernel`` (one call per pass, no Python loop per joint;
+joint kinds are integer codes read by one kernel):
 
-* ``evaluate``: one outward pass, five 3x3 products per joint plus the body's spatial inertia
+* ``evaluate``: one outward pass, five 3x3 products per joint plus the body's inertia in world axes
   (about 700 flops per body), then the force elements (vectorized): O(nb).
 * ``generalized_force`` / ``inverse_dynamics``: one outward pass (accelerations) and one inward
   pass (subtree forces), about 150 flops per body for a one-speed joint: O(nb).
 * ``forward_dynamics`` (trees, no cut constraints): the articulated-body recursion, one inward
-  pass (a 6x6 articulated inertia per body and an n_u_k x n_u_k joint solve) and one outward
-  pass, about 350 flops per body for a one-speed joint, 1200 for a ball joint: O(nb). It
-  solves exactly ``M du/dt = F`` without forming ``M``. Measured on a revolute chain
-  (``benchmarks/kane_scaling.py``): about 50 us per body per right-hand side in numpy, the
-  cost exponent 0.91 between N = 100 and 400.
+  pass (a 6x6 articulated inertia per body and an n_u_k x n_u_k joint inverse) and one outward
+  pass, about 500 flops per body for a one-speed joint: O(nb). It solves exactly
+  ``M du/dt = F`` without forming ``M``. Measured on a revolute chain
+  (``benchmarks/kane_mujoco.py``): one right-hand side of the tree ODE costs about
+  35 us + 0.65 us per body (N = 200: 0.14 ms).
 * ``mass_matrix``: composite bodies, ``M[j, k] = S_j^T I^c_k S_k`` for every tree joint ``j``
   on the path of ``k``: O(nb * depth) (O(nb^2) for a chain), used for closed loops and impacts.
+
+The kinematics (``KaneState``) are about the world origin; the three dynamic recursions run
+with each body's quantities about its own CM (world axes), shifted between parent and child.
+About the world origin, inertias grow as ``m |p|^2`` and the recursions lose up to
+``|p|^2 / l^2`` of the precision: the right-hand side of a 10 m chain was noisy at 1e-8
+relative, and 1e-5 at 100 m from the origin; about the CMs it is round-off (1e-12).
 
 Closed loops (cut constraints): ``Phi(q, t) = 0`` with Jacobian ``B = G V`` (m, n_u), where ``G``
 is the Cartesian constraint Jacobian of the cut rows and ``V`` maps ``u`` to Cartesian body
@@ -47,12 +55,12 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as la
 
-from multibody.formulation import constraints, forces
-from multibody.spatial import rotations
+from multibody.formulation import constraints, forces, kane_kernel
 from multibody.formulation import frames as kinematics
 from multibody.formulation.frames import Pose, Twist
+from multibody.formulation.tree import SpanningTree, spanning_tree
+from multibody.spatial import rotations
 from multibody.spatial.rotations import FloatArray, cross, skew
-from multibody.formulation.tree import GROUND, SpanningTree, spanning_tree
 from multibody.system.system import System
 
 RANK_TOLERANCE = 1e-9
@@ -72,9 +80,10 @@ class KaneState:
     """(n_q,) joint coordinates"""
     u: FloatArray
     """(n_u,) generalized speeds"""
-    motion_subspace: tuple[FloatArray, ...]
-    """per tree joint, (6, n_u_k): partial angular velocities (rows 0-2) and partial velocities of
-    the body point at the world origin (rows 3-5) of the joint's speeds"""
+    motion_subspace: FloatArray
+    """(n_joints, 6, 6) per tree joint, its n_u_k columns first (zeros after): partial angular
+    velocities (rows 0-2) and partial velocities of the body point at the world origin (rows 3-5)
+    of the joint's speeds"""
     spatial_velocity: FloatArray
     """(nb+1, 6) angular velocity and velocity of the body point at the world origin; ground last"""
     bias_acceleration: FloatArray
@@ -84,8 +93,8 @@ class KaneState:
     motion: Twist
     """Cartesian velocities of bodies and markers"""
     loads: forces.ElementLoads
-    spatial_inertia: FloatArray
-    """(nb, 6, 6) about the world origin"""
+    central_inertia: FloatArray
+    """(nb, 3, 3) about the CM, world axes [kg m^2]"""
     applied_force: FloatArray
     """(nb, 6) moment about the world origin and force of gravity and force elements [N m, N]"""
 
@@ -147,15 +156,19 @@ class KaneFormulation:
         """Generalized speeds (n_u,) whose Cartesian velocities are ``v`` (6 nb,) at joint
         coordinates ``q`` (least squares; exact when ``v`` satisfies the tree joints)."""
         V = self.cartesian_velocity_map(self.evaluate(q, np.zeros(self.n_u), t))
-        return la.lstsq(V, v, cond=1e-13)[0]
+        # QR with column pivoting: the same minimum-norm solution as the SVD, ten times faster.
+        return la.lstsq(V, v, cond=1e-13, lapack_driver="gelsy")[0]
 
     def position_rate(self, q: FloatArray, u: FloatArray) -> FloatArray:
         """``dq/dt`` (n_q,) for speeds ``u``."""
-        rate = np.zeros(self.n_q)
-        rate[self._plain_q] = u[self._plain_u]
-        if self._ball_q.size:
-            rate[self._ball_q] = rotations.euler_parameter_rate(q[self._ball_q], u[self._ball_u])
-        return rate
+        return kane_kernel.position_rate(
+            np.ascontiguousarray(q, dtype=float),
+            np.ascontiguousarray(u, dtype=float),
+            self._plain_q,
+            self._plain_u,
+            self._ball_q,
+            self._ball_u,
+        )
 
     def displace(self, q: FloatArray, du: FloatArray) -> FloatArray:
         """Coordinates moved by a speed-space increment ``du`` (n_u,): added to angles and
@@ -177,78 +190,79 @@ class KaneFormulation:
     def evaluate(self, q: FloatArray, u: FloatArray, t: float) -> KaneState:
         """Body poses, velocities, motion subspaces, loads and inertias at ``(q, u, t)``: O(nb)."""
         system = self.system
-        nb = system.n_bodies
-        R_WB = np.empty((nb + 1, 3, 3))
-        p_WB = np.zeros((nb + 1, 3))
-        R_WB[GROUND] = np.eye(3)
-        layout = self._layout
-        R_NO, d_N = layout.joint_transforms(q)
-        n_joints = len(self.tree.joints)
-        R_WN, R_WO, p_WO = np.empty((n_joints, 3, 3)), np.empty((n_joints, 3, 3)), np.empty((n_joints, 3))
-        for k, (parent, child) in enumerate(zip(layout.parent, layout.child)):
-            R_WP = R_WB[parent]
-            R_WN[k] = R_WP @ layout.R_PN[k]
-            R_WO[k] = R_WN[k] @ R_NO[k]
-            p_WO[k] = p_WB[parent] + R_WP @ layout.r_PN[k] + R_WN[k] @ d_N[k]
-            R_WB[child] = R_WO[k] @ layout.R_CO[k].T
-            p_WB[child] = p_WO[k] - R_WB[child] @ layout.r_CO[k]
-        S = layout.motion_subspaces(R_WN, R_WO, p_WO)
-        u_padded = layout.padded_speeds(u)
-        relative = np.einsum("kij,kj->ki", S, u_padded)
-        child_fixed_rate = np.einsum("kij,kj->ki", S, u_padded * layout.child_fixed)
-        V = np.zeros((nb + 1, 6))
-        for k, (parent, child) in enumerate(zip(layout.parent, layout.child)):
-            V[child] = V[parent] + relative[k]
-        bias = _cross_motion(V[layout.parent], relative - child_fixed_rate) + _cross_motion(
-            V[layout.child], child_fixed_rate
+        joints = self._layout
+        R_WB, p_WB, S, V, bias, central_inertia, q_cartesian, v_cartesian = kane_kernel.tree_kinematics(
+            np.ascontiguousarray(q, dtype=float),
+            np.ascontiguousarray(u, dtype=float),
+            joints.parent,
+            joints.child,
+            joints.rotation,
+            joints.n_translations,
+            joints.q_start,
+            joints.u_start,
+            joints.R_PN,
+            joints.r_PN,
+            joints.R_CO,
+            joints.r_CO,
+            joints.R_NO_reference,
+            joints.d_N_reference,
+            joints.translation_axes,
+            joints.axis_N,
+            joints.axis_O,
+            system.mass,
+            system.inertia,
         )
-        subspaces = tuple(S[k][:, columns] for k, columns in enumerate(layout.columns))
-        q_cartesian = np.hstack([p_WB[:nb], rotations.euler_parameters_from_rotation(R_WB[:nb])]).reshape(-1)
         frames = kinematics.pose(system, q_cartesian, t)
-        motion = kinematics.twist(system, frames, _cartesian_velocities(R_WB, p_WB, V))
+        motion = kinematics.twist(system, frames, v_cartesian)
         loads = forces.element_loads(system, frames, motion)
-        wrench = forces.generalized_element_forces(system, frames, loads)[:-1]
-        force_W = wrench[:, :3] + system.mass[:, None] * system.gravity
-        moment_W = np.einsum("bij,bj->bi", R_WB[:nb], wrench[:, 3:]) + cross(p_WB[:nb], force_W)
+        wrench = forces.generalized_element_forces(system, frames, loads)
         return KaneState(
             t=t,
             q=q,
             u=u,
-            motion_subspace=subspaces,
+            motion_subspace=S,
             spatial_velocity=V,
             bias_acceleration=bias,
             frames=frames,
             motion=motion,
             loads=loads,
-            spatial_inertia=_spatial_inertia(system.mass, system.inertia, R_WB[:nb], p_WB[:nb]),
-            applied_force=np.hstack([moment_W, force_W]),
+            central_inertia=central_inertia,
+            applied_force=kane_kernel.applied_spatial_forces(wrench, system.mass, system.gravity, R_WB, p_WB),
         )
-
-    def _velocity_product_force(self, state: KaneState) -> FloatArray:
-        """(nb, 6) ``v x* (I v)`` minus the applied force: what the bodies need at zero acceleration."""
-        V = state.spatial_velocity[:-1]
-        h = np.einsum("bij,bj->bi", state.spatial_inertia, V)
-        return _cross_force(V, h) - state.applied_force
 
     # -- dynamics ---------------------------------------------------------------------------
     def spatial_accelerations(self, state: KaneState, u_dot: FloatArray) -> FloatArray:
         """(nb+1, 6) body spatial accelerations for speed rates ``u_dot``: one outward pass."""
-        A = np.zeros((self.system.n_bodies + 1, 6))
-        for joint, S, c in zip(self.tree.joints, state.motion_subspace, state.bias_acceleration):
-            A[joint.child] = A[joint.parent] + c + S @ u_dot[joint.u_slice]
-        return A
+        joints = self._layout
+        return kane_kernel.spatial_accelerations(
+            joints.parent,
+            joints.child,
+            joints.n_speeds,
+            joints.u_start,
+            state.motion_subspace,
+            state.bias_acceleration,
+            np.ascontiguousarray(u_dot, dtype=float),
+            self.system.n_bodies,
+        )
 
     def inverse_dynamics(self, state: KaneState, u_dot: FloatArray) -> FloatArray:
         """Generalized forces ``M u_dot - F`` (n_u,) the joints must add for rates ``u_dot``:
         recursive Newton-Euler, one outward and one inward pass, O(nb)."""
-        A = self.spatial_accelerations(state, u_dot)
-        f = np.einsum("bij,bj->bi", state.spatial_inertia, A[:-1]) + self._velocity_product_force(state)
-        tau = np.zeros(self.n_u)
-        for joint, S in zip(reversed(self.tree.joints), reversed(state.motion_subspace)):
-            tau[joint.u_slice] = S.T @ f[joint.child]
-            if joint.parent != GROUND:
-                f[joint.parent] += f[joint.child]
-        return tau
+        joints = self._layout
+        return kane_kernel.inverse_dynamics(
+            joints.parent,
+            joints.child,
+            joints.n_speeds,
+            joints.u_start,
+            state.motion_subspace,
+            state.bias_acceleration,
+            state.spatial_velocity,
+            state.applied_force,
+            state.frames.p_WB_W,
+            self.system.mass,
+            state.central_inertia,
+            np.ascontiguousarray(u_dot, dtype=float),
+        )
 
     def generalized_force(self, state: KaneState) -> FloatArray:
         """``F`` (n_u,): generalized active forces plus the velocity-dependent generalized inertia
@@ -257,50 +271,44 @@ class KaneFormulation:
 
     def mass_matrix(self, state: KaneState) -> FloatArray:
         """Generalized mass matrix ``M`` (n_u, n_u) by composite bodies: O(nb * depth)."""
-        joints = self.tree.joints
-        composite = state.spatial_inertia.copy()
-        for joint in reversed(joints):
-            if joint.parent != GROUND:
-                composite[joint.parent] += composite[joint.child]
-        M = np.zeros((self.n_u, self.n_u))
-        for joint, S in zip(joints, state.motion_subspace):
-            F = composite[joint.child] @ S
-            body = joint.child
-            while body != GROUND:
-                ancestor = joints[self.tree.body_joint[body]]
-                block = state.motion_subspace[self.tree.body_joint[body]].T @ F
-                M[ancestor.u_slice, joint.u_slice] = block
-                M[joint.u_slice, ancestor.u_slice] = block.T
-                body = ancestor.parent
-        return M
+        joints = self._layout
+        return kane_kernel.mass_matrix(
+            joints.parent,
+            joints.child,
+            joints.n_speeds,
+            joints.u_start,
+            self.tree.body_joint,
+            state.motion_subspace,
+            state.frames.p_WB_W,
+            self.system.mass,
+            state.central_inertia,
+            self.n_u,
+        )
 
     def forward_dynamics(self, state: KaneState) -> FloatArray:
         """``du/dt`` (n_u,) of the tree (cut constraints ignored) by the articulated-body
-        recursion: O(nb), without forming ``M``."""
-        joints = self.tree.joints
-        articulated = state.spatial_inertia.copy()
-        bias_force = self._velocity_product_force(state)
-        solves = []
-        for joint, S, c in zip(reversed(joints), reversed(state.motion_subspace), reversed(state.bias_acceleration)):
-            child = joint.child
-            U = articulated[child] @ S
-            D_inverse = np.linalg.inv(S.T @ U) if S.shape[1] else np.zeros((0, 0))
-            torque = -S.T @ bias_force[child]
-            solves.append((U, D_inverse, torque))
-            if joint.parent != GROUND:
-                UD = U @ D_inverse
-                passed_inertia = articulated[child] - UD @ U.T
-                articulated[joint.parent] += passed_inertia
-                bias_force[joint.parent] += bias_force[child] + passed_inertia @ c + UD @ torque
-        A = np.zeros((self.system.n_bodies + 1, 6))
-        u_dot = np.zeros(self.n_u)
-        for joint, S, c, (U, D_inverse, torque) in zip(
-            joints, state.motion_subspace, state.bias_acceleration, reversed(solves)
-        ):
-            a = A[joint.parent] + c
-            rate = D_inverse @ (torque - U.T @ a)
-            u_dot[joint.u_slice] = rate
-            A[joint.child] = a + S @ rate
+        recursion: O(nb), without forming ``M``. Raises ``KaneError`` naming the joint whose
+        articulated inertia about its own axes is singular (nothing to accelerate)."""
+        joints = self._layout
+        u_dot, singular = kane_kernel.forward_dynamics(
+            joints.parent,
+            joints.child,
+            joints.n_speeds,
+            joints.u_start,
+            state.motion_subspace,
+            state.bias_acceleration,
+            state.spatial_velocity,
+            state.applied_force,
+            state.frames.p_WB_W,
+            self.system.mass,
+            state.central_inertia,
+            self.n_u,
+        )
+        if singular >= 0:
+            raise KaneError(
+                f"model '{self.system.name}' at t = {state.t:.6g} s: joint '{self.tree.joints[singular].name}' "
+                "moves nothing with inertia (its outer bodies have no mass or inertia along its axes)"
+            )
         return u_dot
 
     def accelerations(self, state: KaneState) -> tuple[FloatArray, float]:
@@ -328,11 +336,10 @@ class KaneFormulation:
     def body_jacobians(self, state: KaneState) -> FloatArray:
         """(nb, 6, n_u) spatial partial velocities of every body (world origin): the joint
         columns ``S_j`` of the body's lower-body path, zeros elsewhere. O(nb * depth) to fill."""
-        J = np.zeros((self.system.n_bodies, 6, self.n_u))
-        for body in range(self.system.n_bodies):
-            for k in self.tree.ancestors(body):
-                J[body, :, self.tree.joints[k].u_slice] = state.motion_subspace[k]
-        return J
+        joints = self._layout
+        return kane_kernel.body_jacobians(
+            joints.parent, joints.n_speeds, joints.u_start, self.tree.body_joint, state.motion_subspace, self.n_u
+        )
 
     def partial_velocities(self, state: KaneState) -> tuple[FloatArray, FloatArray]:
         """Kane's arrays ``(V, W)``, each (nb, 3, n_u): partial velocities of the body centres of
@@ -345,7 +352,8 @@ class KaneFormulation:
         """(3, n_u) partial velocity of the point of ``body`` at world position ``p_WQ_W`` [m]."""
         J = np.zeros((6, self.n_u))
         for k in self.tree.ancestors(body):
-            J[:, self.tree.joints[k].u_slice] = state.motion_subspace[k]
+            joint = self.tree.joints[k]
+            J[:, joint.u_slice] = state.motion_subspace[k, :, : joint.n_u]
         return J[3:] - skew(np.asarray(p_WQ_W, dtype=float)) @ J[:3]
 
     def cartesian_velocity_map(self, state: KaneState) -> FloatArray:
@@ -426,129 +434,27 @@ def _frame(R_WP: FloatArray, p_WP: FloatArray, R_PM: FloatArray, r_PM: FloatArra
 
 
 class _BatchedJoints:
-    """The tree joints as stacked arrays, for the vectorized parts of ``KaneFormulation.evaluate``.
-
-    Motion subspaces are padded to 6 columns per joint: columns 0-2 translations, 3-5 rotation
-    axes; ``columns[k]`` picks joint ``k``'s own. ``child_fixed`` marks the columns fixed in the
-    child (the others are fixed in the parent), which says how they change: ``dS/dt = v x S``.
-    """
+    """The tree joints as stacked arrays, in the tree's order, for the compiled recursions
+    (``multibody.formulation.kane_kernel``, where the fields are described)."""
 
     def __init__(self, tree: SpanningTree, offsets: list[tuple[FloatArray, FloatArray]]) -> None:
         joints = tree.joints
         n = len(joints)
         self.parent = np.array([j.parent for j in joints], dtype=np.int64)
         self.child = np.array([j.child for j in joints], dtype=np.int64)
-        self.R_PN = np.array([j.R_PN for j in joints]).reshape(n, 3, 3)
-        self.r_PN = np.array([j.r_PN for j in joints]).reshape(n, 3)
-        self.R_CO = np.array([j.R_CO for j in joints]).reshape(n, 3, 3)
-        self.r_CO = np.array([j.r_CO for j in joints]).reshape(n, 3)
-        self.A0 = np.array([A0 for A0, _ in offsets]).reshape(n, 3, 3)
-        self.d0 = np.array([d0 for _, d0 in offsets]).reshape(n, 3)
+        self.rotation = np.array([kane_kernel.ROTATION_CODES[j.rotation] for j in joints], dtype=np.int64)
+        self.n_translations = np.array([j.n_translations for j in joints], dtype=np.int64)
+        self.n_speeds = np.array([j.n_u for j in joints], dtype=np.int64)
+        self.q_start = np.array([j.q_start for j in joints], dtype=np.int64)
+        self.u_start = np.array([j.u_start for j in joints], dtype=np.int64)
+        self.R_PN = np.array([j.R_PN for j in joints], dtype=float).reshape(n, 3, 3)
+        self.r_PN = np.array([j.r_PN for j in joints], dtype=float).reshape(n, 3)
+        self.R_CO = np.array([j.R_CO for j in joints], dtype=float).reshape(n, 3, 3)
+        self.r_CO = np.array([j.r_CO for j in joints], dtype=float).reshape(n, 3)
+        self.R_NO_reference = np.array([R_NO for R_NO, _ in offsets], dtype=float).reshape(n, 3, 3)
+        self.d_N_reference = np.array([d_N for _, d_N in offsets], dtype=float).reshape(n, 3)
         self.translation_axes = np.zeros((n, 3, 3))
-        self.axes_N = np.zeros((n, 3, 3))
-        """rotation columns turning with N (axis joints, first axis of two-axis joints), N axes"""
-        self.axes_O = np.zeros((n, 3, 3))
-        """rotation columns turning with O (second axis of two-axis joints, ball), O axes"""
-        self.child_fixed = np.zeros((n, 6))
-        self.q_index = np.full((n, 7), -1, dtype=np.int64)
-        """per joint: translation coordinates in slots 0-2, rotation coordinates from slot 3 (-1: none)"""
-        self.u_index = np.full((n, 6), -1, dtype=np.int64)
-        self.columns = []
         for k, joint in enumerate(joints):
-            nt, nr = joint.n_translations, joint.n_u - joint.n_translations
-            self.translation_axes[k, :, :nt] = joint.translation_axes
-            self.q_index[k, :nt] = np.arange(nt) + joint.q_start
-            self.q_index[k, 3 : 3 + joint.n_q - nt] = np.arange(joint.n_q - nt) + joint.q_start + nt
-            self.u_index[k, :nt] = np.arange(nt) + joint.u_start
-            self.u_index[k, 3 : 3 + nr] = np.arange(nr) + joint.u_start + nt
-            self.columns.append(np.r_[np.arange(nt), 3 + np.arange(nr)])
-            if joint.rotation in ("axis", "two_axes"):
-                self.axes_N[k, :, 0] = joint.axis_N
-            if joint.rotation == "two_axes":
-                self.axes_O[k, :, 1] = joint.axis_O
-            if joint.rotation == "ball":
-                self.axes_O[k] = np.eye(3)
-            self.child_fixed[k, 3 : 3 + nr] = 1.0
-            if joint.rotation == "two_axes":
-                self.child_fixed[k, 3] = 0.0
-        self.kinds = {
-            kind: np.array([k for k, j in enumerate(joints) if j.rotation == kind], dtype=np.int64)
-            for kind in ROTATIONS
-        }
-        K_N, K_O = skew(self.axes_N[:, :, 0]), skew(self.axes_O[:, :, 1])
-        self._turn_N = (K_N, K_N @ K_N)
-        self._turn_O = (K_O, K_O @ K_O)
-
-    def joint_transforms(self, q: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """``(R_NO (n, 3, 3), d_N (n, 3))``: each joint's outer frame relative to its inner frame."""
-        q_slots = np.append(q, 0.0)[self.q_index]
-        d_N = self.d0 + np.einsum("kij,kj->ki", self.translation_axes, q_slots[:, :3])
-        R_NO = self.A0.copy()
-        axis, two, ball = self.kinds["axis"], self.kinds["two_axes"], self.kinds["ball"]
-        if axis.size:
-            R_NO[axis] = _axis_rotations(self._turn_N, axis, q_slots[axis, 3]) @ self.A0[axis]
-        if two.size:
-            R_NO[two] = (
-                _axis_rotations(self._turn_N, two, q_slots[two, 3])
-                @ self.A0[two]
-                @ _axis_rotations(self._turn_O, two, q_slots[two, 4])
-            )
-        if ball.size:
-            e = rotations.normalize(q_slots[ball, 3:7])
-            R_NO[ball] = self.A0[ball] @ rotations.rotation_from_euler_parameters(e)
-        return R_NO, d_N
-
-    def motion_subspaces(self, R_WN: FloatArray, R_WO: FloatArray, p_WO: FloatArray) -> FloatArray:
-        """Padded motion subspaces (n, 6, 6), world components about the world origin."""
-        S = np.zeros((len(self.parent), 6, 6))
-        axes = R_WN @ self.axes_N + R_WO @ self.axes_O
-        S[:, 3:, :3] = R_WN @ self.translation_axes
-        S[:, :3, 3:] = axes
-        S[:, 3:, 3:] = skew(p_WO) @ axes
-        return S
-
-    def padded_speeds(self, u: FloatArray) -> FloatArray:
-        """(n, 6) each joint's speeds in its padded columns, zeros elsewhere."""
-        return np.append(u, 0.0)[self.u_index]
-
-
-ROTATIONS = ("none", "axis", "two_axes", "ball")
-
-
-def _axis_rotations(turn: tuple[FloatArray, FloatArray], joints: np.ndarray, angle: FloatArray) -> FloatArray:
-    """Rotations (n, 3, 3) by ``angle`` [rad] about unit axes given by their skew matrices ``K``
-    and ``K^2`` (Rodrigues: ``I + sin K + (1 - cos) K^2``)."""
-    K, K2 = turn[0][joints], turn[1][joints]
-    return np.eye(3) + np.sin(angle)[:, None, None] * K + (1.0 - np.cos(angle))[:, None, None] * K2
-
-
-def _cross_motion(V: FloatArray, m: FloatArray) -> FloatArray:
-    """Spatial cross product ``V x m`` of motion vectors (n, 6) (angular part first)."""
-    w, v = V[:, :3], V[:, 3:]
-    return np.hstack([cross(w, m[:, :3]), cross(w, m[:, 3:]) + cross(v, m[:, :3])])
-
-
-def _cross_force(V: FloatArray, f: FloatArray) -> FloatArray:
-    """Spatial cross product ``V x* f`` of motion and force vectors (n, 6)."""
-    w, v = V[:, :3], V[:, 3:]
-    return np.hstack([cross(w, f[:, :3]) + cross(v, f[:, 3:]), cross(w, f[:, 3:])])
-
-
-def _cartesian_velocities(R_WB: FloatArray, p_WB: FloatArray, V: FloatArray) -> FloatArray:
-    """(6 nb,) Cartesian velocities from spatial ones (ground row dropped)."""
-    w = V[:-1, :3]
-    v_cm = V[:-1, 3:] + cross(w, p_WB[:-1])
-    return np.hstack([v_cm, np.einsum("bji,bj->bi", R_WB[:-1], w)]).reshape(-1)
-
-
-def _spatial_inertia(mass: FloatArray, inertia_B: FloatArray, R_WB: FloatArray, p_WB: FloatArray) -> FloatArray:
-    """(nb, 6, 6) spatial inertia of each body about the world origin, world axes."""
-    J_W = R_WB @ inertia_B @ np.swapaxes(R_WB, 1, 2)
-    C = skew(p_WB)
-    m = mass[:, None, None]
-    out = np.empty((len(mass), 6, 6))
-    out[:, :3, :3] = J_W + m * (C @ np.swapaxes(C, 1, 2))
-    out[:, :3, 3:] = m * C
-    out[:, 3:, :3] = m * np.swapaxes(C, 1, 2)
-    out[:, 3:, 3:] = m * np.eye(3)
-    return out
+            self.translation_axes[k, :, : joint.n_translations] = joint.translation_axes
+        self.axis_N = np.array([j.axis_N for j in joints], dtype=float).reshape(n, 3)
+        self.axis_O = np.array([j.axis_O for j in joints], dtype=float).reshape(n, 3)
