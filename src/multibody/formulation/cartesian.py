@@ -80,7 +80,7 @@ class CartesianFormulation:
     """The Cartesian equations of ``system``; holds only layouts fixed at construction."""
 
     def __init__(self, system: System, rows: ConstraintRows | None = None) -> None:
-        announce_first_compilation()
+        announce_first_compilation("cartesian_kernel", "evaluate_rigid")
         self.system = system
         self.rows = system.rows if rows is None else rows
         n_unknowns = system.n_velocities + len(self.rows)

@@ -1,19 +1,19 @@
-"""The one-line notice of the first run: numba compiles the kernels once (about 15 s of CPU) and
-caches them beside the sources (``__pycache__``), so later runs load them in a fraction of a
-second."""
+"""The one-line notice of a first run: numba compiles a formulation's kernels once (10-30 s of
+CPU) and caches them beside the sources (``__pycache__``), so later runs load them in a fraction
+of a second."""
 
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 from pathlib import Path
 
 
 @functools.cache
-def announce_first_compilation() -> None:
-    """Print a notice to stderr, once per process, when the kernels' compiled cache is missing."""
-    from multibody.formulation import cartesian_kernel
-
-    cache = Path(cartesian_kernel.__file__).parent / "__pycache__"
-    if not any(cache.glob("cartesian_kernel.evaluate_rigid-*.nbi")):
-        print("multibody: compiling the numerical kernels (first run only, 10-30 s)...", file=sys.stderr, flush=True)
+def announce_first_compilation(module: str, kernel: str) -> None:
+    """Print a notice to stderr, once per process and kernel module, when the compiled cache of
+    ``module.kernel`` (a module of ``multibody.formulation`` and one of its kernels) is missing."""
+    source = Path(importlib.import_module(f"multibody.formulation.{module}").__file__)
+    if not any((source.parent / "__pycache__").glob(f"{module}.{kernel}-*.nbi")):
+        print(f"multibody: compiling the {module} kernels (first run only, 10-30 s)...", file=sys.stderr, flush=True)

@@ -56,6 +56,7 @@ import numpy as np
 import scipy.linalg as la
 
 from multibody.formulation import constraints, forces, kane_kernel
+from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation import frames as kinematics
 from multibody.formulation.frames import Pose, Twist
 from multibody.formulation.tree import SpanningTree, spanning_tree
@@ -108,6 +109,7 @@ class KaneFormulation:
     """
 
     def __init__(self, system: System, q_reference: FloatArray, t: float = 0.0) -> None:
+        announce_first_compilation("kane_kernel", "tree_kinematics")
         self.system = system
         self.tree: SpanningTree = spanning_tree(system)
         self.cut_rows = self.tree.cut_rows

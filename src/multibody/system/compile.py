@@ -52,7 +52,7 @@ class RedundantConstraintWarning(UserWarning):
 
 def compile_model(model: Model) -> System:
     """Freeze ``model`` into a ``System`` (see ``multibody.system.system``)."""
-    announce_first_compilation()
+    announce_first_compilation("cartesian_kernel", "evaluate_rigid")
     bodies = list(model.bodies.values())
     body_index = {id(body): k for k, body in enumerate(bodies)}
     body_index[id(model.ground)] = -1
