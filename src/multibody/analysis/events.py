@@ -36,11 +36,13 @@ from multibody.formulation import constraints
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.dae import MechanicalDAE
+from multibody.formulation.index3_alpha import Index3Mechanics
 from multibody.spatial.rotations import FloatArray
 from multibody.formulation.state import State
 from multibody.model.model import Model
 from multibody.results import Results
 from multibody.solve.integrators.bdf import BDF
+from multibody.solve.integrators.generalized_alpha import GeneralizedAlpha
 from multibody.system.system import ConstraintRows, ContactPairs, System
 
 SAMPLES_PER_STEP = 8
@@ -48,6 +50,9 @@ SAMPLES_PER_STEP = 8
 closes and opens again within one step is still seen)."""
 TIME_TOLERANCE = 1e-13
 """Absolute tolerance [s] of the event times."""
+ALPHA_METHODS = {"HHT": "HHT", "GALPHA": "generalized"}
+"""Methods integrated by the alpha method on the index-3 form, and their variant (the others are
+BDF on the DAE form of their name)."""
 
 
 @dataclass(frozen=True)
@@ -143,12 +148,15 @@ class EventDrivenIntegrator:
         """
         state, dissipated = start
         self.form = self._formulation()
-        self.problem = MechanicalDAE(self.form, self.method)
+        alpha = self.method in ALPHA_METHODS
+        self.problem = Index3Mechanics(self.form) if alpha else MechanicalDAE(self.form, self.method)
         evaluation = self.form.evaluate(state.q, state.v, state.t)
         acceleration, lam = self.form.accelerations(evaluation)
         y0 = np.concatenate([state.q, state.v, [dissipated]])
         y_dot0 = np.concatenate([kinematics.position_rate(self.system, state.q, state.v), acceleration, [0.0]])
-        self.integrator = BDF(
+        method = GeneralizedAlpha if alpha else BDF
+        options = {"variant": ALPHA_METHODS[self.method]} if alpha else {}
+        self.integrator = method(
             self.problem,
             state.t,
             y0,
@@ -159,6 +167,7 @@ class EventDrivenIntegrator:
             self.atol,
             max_step=self.max_step,
             first_step=_first_step(acceleration, self.atol) if after_event else None,
+            **options,
         )
         self.t = self.t_old = state.t
 

@@ -48,6 +48,14 @@ class ConvergenceMonitor:
         self.iterations = 0
         self.norm = float("inf")
         self._previous: float | None = None
+        self.rate: float | None = None
+        """the latest contraction rate (None before the second increment)"""
+
+    @property
+    def contracting(self) -> bool:
+        """Whether the increments still shrink clearly (rate below 1/2): a given-up iteration
+        that was contracting is worth continuing with a fresh iteration matrix."""
+        return self.rate is not None and self.rate < 0.5
 
     def update(self, norm: float) -> Verdict:
         """Register the weighted norm of the latest increment."""
@@ -56,6 +64,7 @@ class ConvergenceMonitor:
         if norm != norm:  # NaN
             return Verdict.DIVERGING
         rate = None if not self._previous else norm / self._previous
+        self.rate = rate
         self._previous = norm
         if norm < max(self.roundoff_fraction * self.tolerance, self.roundoff):
             return Verdict.CONVERGED
