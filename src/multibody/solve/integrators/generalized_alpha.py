@@ -161,7 +161,9 @@ class GeneralizedAlpha:
                 raise IntegrationError(
                     f"step size {h:.3g} s fell below the smallest usable step at t = {t:.6g} s", t, h
                 )
-            last = t + h >= self.t_bound - 4.0 * min_step
+            # stretch a step that would leave a sliver (its accelerations would rest on
+            # Phi / h^2 at round-off) to the end
+            last = t + 1.001 * h >= self.t_bound
             t_new = self.t_bound if last else t + h
             h_step = t_new - t
             weights = problem.error_weights(q, v, self.rtol, self.atol)
