@@ -63,6 +63,9 @@ class BDF:
         self.t_bound = float(t_bound)
         self.y = np.asarray(y0, dtype=float).copy()
         self.z = np.asarray(z0, dtype=float).copy()
+        if not (np.all(np.isfinite(self.y)) and np.all(np.isfinite(y_dot0))):
+            # a NaN step size would never fail the smallest-step test: stop here
+            raise IntegrationError(f"the initial state or its rate is not finite at t = {t0:.6g} s", t0, 0.0)
         self.rtol, self.atol = rtol, atol
         self.max_step = max_step
         self.stats = Statistics()
@@ -133,6 +136,10 @@ class BDF:
             y_new = self.problem.finalize(correction.y)
             d = y_new - predicted
             error_norm = rms(self.error_constant[order] * d * weights)
+            if not np.isfinite(error_norm):
+                raise IntegrationError(
+                    f"the solution became non-finite at t = {t_new:.6g} s with step size {h:.3g} s", t_new, h
+                )
             if error_norm > 1.0:
                 self.stats.rejected_steps += 1
                 safety = (
