@@ -80,10 +80,11 @@ def test_si2_at_tight_tolerance_on_an_ill_conditioned_four_bar():
     """The example four-bar scaled 100x (bars 10-40 m, 20-80 kg, radius 1 cm: the iteration matrix
     spans 1e-3 to 1e6 kg m^2), SI2 at rtol = atol = 1e-10 for 1 s: before the fix Newton stalled at
     8x its 10-ulp floor and the run failed at t = 0.6 s. Energy is conserved (no dissipation) to
-    1e-7 of its value: local errors at rtol 1e-10 adding up over ~700 steps (measured 1.8e-8)."""
+    1e-7 of the largest kinetic energy: local errors at rtol 1e-10 adding up over ~700 steps
+    (measured 2.1e-8)."""
     module = four_bar_example()
     for name in ("GROUND_LENGTH", "CRANK_LENGTH", "COUPLER_LENGTH", "ROCKER_LENGTH"):
         setattr(module, name, 100.0 * getattr(module, name))
     results = mb.dynamics(module.build(), 1.0, 0.01, method="SI2", rtol=1e-10)
     total = results.energy["total"]
-    assert np.abs(total - total[0]).max() < 1e-7 * abs(total[0])
+    assert np.abs(total - total[0]).max() < 1e-7 * results.energy["kinetic"].max()
