@@ -109,7 +109,7 @@ def run_exudyn(t_end: float) -> Run:
         parent = rod
     mbs.Assemble()
     settings = exu.SimulationSettings()
-    steps = int(round(t_end / PERIOD * EXUDYN_STEPS_PER_PERIOD))
+    steps = round(t_end / PERIOD * EXUDYN_STEPS_PER_PERIOD)
     settings.timeIntegration.endTime = t_end
     settings.timeIntegration.numberOfSteps = steps
     settings.timeIntegration.automaticStepSize = False
@@ -126,7 +126,9 @@ def run_exudyn(t_end: float) -> Run:
         p = np.asarray(mbs.GetSensorStoredData(position))[:, 1:4]
         v = np.asarray(mbs.GetSensorStoredData(velocity))[:, 1:4]
         w = np.asarray(mbs.GetSensorStoredData(angular_velocity))[:, 1:4]
-        energy = energy + 0.5 * MASS * np.sum(v * v, axis=1) + 0.5 * TRANSVERSE * w[:, 2] ** 2 + MASS * GRAVITY * p[:, 1]
+        energy = (
+            energy + 0.5 * MASS * np.sum(v * v, axis=1) + 0.5 * TRANSVERSE * w[:, 2] ** 2 + MASS * GRAVITY * p[:, 1]
+        )
     return Run(f"Exudyn gen-alpha h = T/{EXUDYN_STEPS_PER_PERIOD}", wall_time, steps, energy - energy[0])
 
 

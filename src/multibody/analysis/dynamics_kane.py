@@ -31,16 +31,16 @@ import numpy as np
 from multibody.analysis.output import output_frame, results_layout
 from multibody.analysis.time_loop import Frame, integrate_to_output
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
+from multibody.formulation.dae import MechanicalDAE
 from multibody.formulation.kane import KaneError, KaneFormulation
-from multibody.spatial.rotations import FloatArray
 from multibody.formulation.state import State
 from multibody.results import Results
-from multibody.formulation.dae import MechanicalDAE
 from multibody.solve.integrators.base import Correction, IntegrationError, rms
 from multibody.solve.integrators.bdf import BDF
 from multibody.solve.integrators.explicit import SOLVERS, ExplicitIntegrator
 from multibody.solve.linear import Factorization, SingularMatrixError, to_dense
 from multibody.solve.newton import ConvergenceMonitor, Verdict, roundoff_norm
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 
 KANE_METHODS = ("BDF", *SOLVERS)
@@ -54,7 +54,12 @@ class KaneODE:
     """``dy/dt = f(t, y)`` of Kane's equations, and the ``ImplicitProblem`` BDF asks for."""
 
     def __init__(
-        self, formulation: KaneFormulation, rtol: float, atol: float, drift_factor: float, newton_max_iterations: int = 5
+        self,
+        formulation: KaneFormulation,
+        rtol: float,
+        atol: float,
+        drift_factor: float,
+        newton_max_iterations: int = 5,
     ) -> None:
         self.formulation = formulation
         self.rtol, self.atol, self.drift_factor = rtol, atol, drift_factor

@@ -37,13 +37,13 @@ from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.dae import MechanicalDAE
 from multibody.formulation.index3_alpha import Index3Mechanics
-from multibody.spatial.rotations import FloatArray
 from multibody.formulation.state import State
 from multibody.model.model import Model
 from multibody.results import Results
 from multibody.solve.integrators.base import IntegrationError
 from multibody.solve.integrators.bdf import BDF
 from multibody.solve.integrators.generalized_alpha import GeneralizedAlpha
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import ConstraintRows, ContactPairs, System
 
 SAMPLES_PER_STEP = 8
@@ -155,7 +155,9 @@ class EventDrivenIntegrator:
         acceleration, lam = self.form.accelerations(evaluation)
         if not np.all(np.isfinite(acceleration)):
             diagnosis = MechanicalDAE(self.form, "I3")._diagnose(state.q, state.v, state.t)
-            raise IntegrationError(f"the accelerations are not finite at t = {state.t:.6g} s: {diagnosis}", state.t, 0.0)
+            raise IntegrationError(
+                f"the accelerations are not finite at t = {state.t:.6g} s: {diagnosis}", state.t, 0.0
+            )
         y0 = np.concatenate([state.q, state.v, [dissipated]])
         y_dot0 = np.concatenate([kinematics.position_rate(self.system, state.q, state.v), acceleration, [0.0]])
         method = GeneralizedAlpha if alpha else BDF

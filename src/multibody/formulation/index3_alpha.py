@@ -88,9 +88,7 @@ class Index3Mechanics:
         """Velocity-space increment (nv,) that moves ``q_ref`` to ``q``."""
         return kinematics.position_difference(self.formulation.system, q, q_ref)
 
-    def error_weights(
-        self, q: FloatArray, v: FloatArray, rtol: float, atol: float
-    ) -> tuple[FloatArray, FloatArray]:
+    def error_weights(self, q: FloatArray, v: FloatArray, rtol: float, atol: float) -> tuple[FloatArray, FloatArray]:
         """Inverse error scales (nv,) of velocity-space position errors and of velocity errors:
         ``1 / (atol + rtol |p|)`` on CM positions [m], ``1 / (atol + rtol)`` on rotations [rad]
         (a rotation vector has no size of its own; 1 rad is its scale), ``1 / (atol + rtol |v|)``
@@ -174,7 +172,14 @@ class Index3Mechanics:
         return AccelerationSolve(q, v, a, lam, energy_rate, True, iterations, monitor.norm)
 
     def _failure(
-        self, q: FloatArray, v: FloatArray, t: float, a: FloatArray, lam: FloatArray, iterations: int, norm: float,
+        self,
+        q: FloatArray,
+        v: FloatArray,
+        t: float,
+        a: FloatArray,
+        lam: FloatArray,
+        iterations: int,
+        norm: float,
         reason: str,
     ) -> AccelerationSolve:
         diagnosis = self._diagnostics._diagnose(q, v, t)
