@@ -54,9 +54,10 @@ def dynamics(
         (default, stabilized index 2, Gear-Gupta-Leimkuhler) or "I3" (index 3), as ADAMS's
         GSTIFF SI2 / I3; or "HHT" (ADAMS HHT) / "GALPHA" (Chung-Hulbert generalized-alpha, as
         Exudyn) on the index-3 form with error-controlled steps, spectral radius at infinity 0.9:
-        second order, with little numerical damping of the motion, so energy does not drift in
-        long conservative runs (``multibody.solve.integrators.generalized_alpha``). Kane: "BDF" (default; the same BDF on the ODE), or scipy's "RK45",
-        "DOP853" (explicit, for non-stiff models) or "LSODA".
+        second order, high frequencies damped, the motion itself little, so energy stays bounded
+        in long conservative runs (``multibody.solve.integrators.generalized_alpha``; best at
+        loose tolerances, rtol 1e-3 to 1e-5). Kane: "BDF" (default; the same BDF on the ODE), or
+        scipy's "RK45", "DOP853" (explicit, for non-stiff models) or "LSODA".
     rtol, atol : float
         Local error tolerances on positions and velocities (``atol`` defaults to ``rtol``).
     output_step : float
