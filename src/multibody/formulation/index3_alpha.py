@@ -56,12 +56,15 @@ class Index3Mechanics:
     """The ``SecondOrderProblem`` (see ``multibody.solve.integrators.generalized_alpha``) of the
     Cartesian equations of motion with their position constraints (index 3)."""
 
+    max_rebuilds = 2
+    """Times per step the iteration matrix is rebuilt at the current iterate when modified Newton
+    still contracts but too slowly to converge within its iterations."""
+
     def __init__(self, formulation: CartesianFormulation, newton_max_iterations: int = 8) -> None:
         self.formulation = formulation
         self.max_iterations = newton_max_iterations
         system = formulation.system
         self.nq, self.nv, self.m = system.n_positions, system.n_velocities, len(formulation.rows)
-        self.max_rebuilds = 2
         self._jacobians: tuple | None = None
         self._diagnostics = MechanicalDAE(formulation, "I3")
 

@@ -108,6 +108,12 @@ class GeneralizedAlpha:
     min_factor = 0.2
     max_factor = 5.0
     safety = 0.9
+    hold_factors = (0.7, 3.0)
+    """The step is kept while the controller's factor stays in this range. Each change of step
+    leaves the acceleration-like variables ``a`` lagging by a different ``(alpha_m - alpha_f) h``,
+    a first-order error; changing the step at every step (as BDF does) made the double pendulum
+    of benchmarks/alpha_energy.py lose 10x more energy (generalized-alpha, 20 periods at rtol
+    1e-4: 4.2e-4 m g L against 4.2e-5 with the hold; HHT 6.8e-4 against 2.0e-4) for 15 % fewer steps."""
 
     def __init__(
         self,
@@ -236,7 +242,8 @@ class GeneralizedAlpha:
         self.energy_rate = solved.energy_rate
         if self.adaptive:
             factor = self.safety * error_norm ** (-1.0 / 3.0) if error_norm > 0.0 else self.max_factor
-            self.h = h_step * min(self.max_factor, max(self.min_factor, factor))
+            held = self.hold_factors[0] <= factor < self.hold_factors[1]
+            self.h = h_step if held else h_step * min(self.max_factor, max(self.min_factor, factor))
 
     def _predicted_position(self, q: FloatArray, v: FloatArray, h: float) -> FloatArray:
         """Positions at ``t + h`` extrapolated from the last step: the cubic Hermite polynomial
