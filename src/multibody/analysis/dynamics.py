@@ -12,7 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.dynamics_kane import KANE_METHODS, kane_dynamics
-from multibody.analysis.events import EventDrivenIntegrator
+from multibody.analysis.events import ALPHA_METHODS, EventDrivenIntegrator
 from multibody.analysis.model_input import as_system
 from multibody.analysis.output import results_layout
 from multibody.analysis.time_loop import integrate_to_output
@@ -21,9 +21,9 @@ from multibody.model.model import Model
 from multibody.results import Results
 from multibody.system.system import System
 
-METHODS = ("SI2", "I3")
+METHODS = ("SI2", "I3", *ALPHA_METHODS)
 """Dynamic methods of the Cartesian formulation, SI2 first (the default): BDF on the DAE form of
-the same name."""
+the same name, or HHT / generalized-alpha ("GALPHA") on the index-3 form."""
 FORMULATIONS = {"cartesian": METHODS, "kane": KANE_METHODS}
 """Formulations and their methods; the first method of each is its default."""
 
@@ -52,8 +52,12 @@ def dynamics(
     method : str, optional
         Cartesian: the DAE form solved by variable-order (1-5), variable-step BDF, "SI2"
         (default, stabilized index 2, Gear-Gupta-Leimkuhler) or "I3" (index 3), as ADAMS's
-        GSTIFF SI2 / I3. Kane: "BDF" (default; the same BDF on the ODE), or scipy's "RK45",
-        "DOP853" (explicit, for non-stiff models) or "LSODA".
+        GSTIFF SI2 / I3; or "HHT" (ADAMS HHT) / "GALPHA" (Chung-Hulbert generalized-alpha, as
+        Exudyn) on the index-3 form with error-controlled steps, spectral radius at infinity 0.9:
+        second order, high frequencies damped, the motion itself little, so energy stays bounded
+        in long conservative runs (``multibody.solve.integrators.generalized_alpha``; best at
+        loose tolerances, rtol 1e-3 to 1e-5). Kane: "BDF" (default; the same BDF on the ODE), or
+        scipy's "RK45", "DOP853" (explicit, for non-stiff models) or "LSODA".
     rtol, atol : float
         Local error tolerances on positions and velocities (``atol`` defaults to ``rtol``).
     output_step : float

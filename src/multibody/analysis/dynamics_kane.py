@@ -10,9 +10,13 @@ Newton with a finite-difference Jacobian ``df/dy`` (n_y evaluations, refreshed w
 "RK45", "DOP853" and "LSODA" are scipy's, stepped by ``ExplicitIntegrator``. With cut
 constraints the positions and speeds are projected back onto ``Phi = 0``, ``B u = nu``
 (``KaneFormulation.project``) at every output frame, and after any step that leaves a constraint
-violated by more than ``atol`` (BDF) or ``EXPLICIT_DRIFT * atol`` (scipy's solvers, which must
-restart after a projection: their local errors reach ``atol`` every step, and restarting at that
-level would keep them at their tiny starting steps).
+row violated by more than the violation the error test itself admits (``KaneODE.drift_limits``:
+coordinates and speeds off by ``atol + rtol |y|``, mapped through the row of ``B``), times
+``EXPLICIT_DRIFT`` for scipy's solvers (which must restart after a projection: their local errors
+reach the tolerance every step, and restarting at that level would keep them at their tiny
+starting steps). Against a plain ``atol`` a fast loop (speeds of a few rad/s, ``rtol |u|`` above
+``atol``) was projected after every step, each projection a jump the next error test saw,
+until the step collapsed.
 
 Output frames are the same as the Cartesian formulation's: the bodies' Cartesian positions,
 velocities and accelerations from the tree, and the joint reactions from the Lagrange
@@ -27,29 +31,38 @@ import numpy as np
 from multibody.analysis.output import output_frame, results_layout
 from multibody.analysis.time_loop import Frame, integrate_to_output
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
+from multibody.formulation.dae import MechanicalDAE
 from multibody.formulation.kane import KaneError, KaneFormulation
-from multibody.spatial.rotations import FloatArray
 from multibody.formulation.state import State
 from multibody.results import Results
-from multibody.solve.integrators.base import Correction, rms
+from multibody.solve.integrators.base import Correction, IntegrationError, rms
 from multibody.solve.integrators.bdf import BDF
 from multibody.solve.integrators.explicit import SOLVERS, ExplicitIntegrator
 from multibody.solve.linear import Factorization, SingularMatrixError, to_dense
 from multibody.solve.newton import ConvergenceMonitor, Verdict, roundoff_norm
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 
 KANE_METHODS = ("BDF", *SOLVERS)
 """Methods of the Kane formulation (the first is the default)."""
 EXPLICIT_DRIFT = 100.0
-"""Constraint violation, in units of ``atol``, after which scipy's solvers are projected and restarted."""
+"""Constraint violation, in units of the error test's (``KaneODE.drift_limits``), after which
+scipy's solvers are projected and restarted."""
 
 
 class KaneODE:
     """``dy/dt = f(t, y)`` of Kane's equations, and the ``ImplicitProblem`` BDF asks for."""
 
-    def __init__(self, formulation: KaneFormulation, drift_tolerance: float, newton_max_iterations: int = 5) -> None:
+    def __init__(
+        self,
+        formulation: KaneFormulation,
+        rtol: float,
+        atol: float,
+        drift_factor: float,
+        newton_max_iterations: int = 5,
+    ) -> None:
         self.formulation = formulation
-        self.drift_tolerance = drift_tolerance
+        self.rtol, self.atol, self.drift_factor = rtol, atol, drift_factor
         self.max_iterations = newton_max_iterations
         self.n_q, self.n_u = formulation.n_q, formulation.n_u
         self._iteration_jacobian: FloatArray | None = None
@@ -131,15 +144,25 @@ class KaneODE:
         return jacobian
 
     # -- constraint stabilization ------------------------------------------------------------
+    def drift_limits(self, q: FloatArray, u: FloatArray, B: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Per cut row, the position [m, rad] and velocity violations that coordinate and speed
+        errors at the tolerance produce: ``sum_j |B_ij| (atol + rtol s_j)`` with ``s`` = 1 (a joint
+        coordinate's scale: 1 rad, 1 m) for positions, ``|u_j|`` for speeds; times ``drift_factor``."""
+        magnitude = np.abs(B)
+        position = magnitude @ np.full(u.size, self.atol + self.rtol)
+        velocity = magnitude @ (self.atol + self.rtol * np.abs(u))
+        return self.drift_factor * position, self.drift_factor * velocity
+
     def project_drift(self, t: float, y: FloatArray) -> FloatArray | None:
-        """``y`` projected onto the cut constraints when one is violated by more than the drift
-        tolerance [m, rad]; None when none is (or there are no cut constraints)."""
+        """``y`` projected onto the cut constraints when a row is violated by more than its
+        ``drift_limits``; None when none is (or there are no cut constraints)."""
         form = self.formulation
         if not form.has_cuts:
             return None
         q, u, energy = self.split(y)
         phi, B, nu = form.cut_constraints(form.evaluate(q, u, t))
-        if max(np.max(np.abs(phi)), np.max(np.abs(B @ u - nu))) <= self.drift_tolerance:
+        position_limit, velocity_limit = self.drift_limits(q, u, B)
+        if np.all(np.abs(phi) <= position_limit) and np.all(np.abs(B @ u - nu) <= velocity_limit):
             return None
         q, u = form.project(q, u, t)
         return np.concatenate([q, u, [energy]])
@@ -161,9 +184,12 @@ def kane_dynamics(
     ``multibody.analysis.dynamics.dynamics`` for the arguments)."""
     form = KaneFormulation(system, state.q, state.t)
     cartesian = CartesianFormulation(system)
-    problem = KaneODE(form, drift_tolerance=atol if method == "BDF" else EXPLICIT_DRIFT * atol)
+    problem = KaneODE(form, rtol, atol, drift_factor=1.0 if method == "BDF" else EXPLICIT_DRIFT)
     q0 = form.reference_coordinates()
     y0 = np.concatenate([q0, form.speeds_from_cartesian(q0, state.v, state.t), [0.0]])
+    if not np.all(np.isfinite(problem.rate(state.t, y0))):
+        diagnosis = MechanicalDAE(cartesian, "I3").diagnose(state.q, state.v, state.t)
+        raise IntegrationError(f"the accelerations are not finite at t = {state.t:.6g} s: {diagnosis}", state.t, 0.0)
     if method == "BDF":
         integrator = BDF(
             problem, state.t, y0, problem.rate(state.t, y0), np.zeros(0), t_end, rtol, atol, max_step=max_step

@@ -35,11 +35,14 @@ from multibody.formulation import constraints
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.dae import DAEVariables, MechanicalDAE
-from multibody.spatial.rotations import FloatArray
+from multibody.formulation.index3_alpha import Index3Mechanics
 from multibody.formulation.state import State
 from multibody.model.model import Model
 from multibody.results import Results
+from multibody.solve.integrators.base import IntegrationError
 from multibody.solve.integrators.bdf import BDF
+from multibody.solve.integrators.generalized_alpha import GeneralizedAlpha
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import ConstraintRows, ContactPairs, System
 
 SAMPLES_PER_STEP = 8
@@ -47,6 +50,9 @@ SAMPLES_PER_STEP = 8
 closes and opens again within one step is still seen)."""
 TIME_TOLERANCE = 1e-13
 """Absolute tolerance [s] of the event times."""
+ALPHA_METHODS = {"HHT": "HHT", "GALPHA": "generalized"}
+"""Methods integrated by the alpha method on the index-3 form, and their variant (the others are
+BDF on the DAE form of their name)."""
 
 
 @dataclass(frozen=True)
@@ -142,14 +148,28 @@ class EventDrivenIntegrator:
         """
         state, dissipated, input_work = start
         self.form = self._formulation()
-        self.problem = MechanicalDAE(self.form, self.method)
+        alpha = self.method in ALPHA_METHODS
+        self.layout = MechanicalDAE(self.form, "I3" if alpha else self.method)
+        """the layout of ``y`` (the same for both families of methods) and the failure diagnosis"""
+        self.problem = Index3Mechanics(self.form) if alpha else self.layout
         evaluation = self.form.evaluate(state.q, state.v, state.t, state.x)
         acceleration, lam = self.form.accelerations(evaluation)
-        y0 = self.problem.join(state.q, state.v, state.x, dissipated, input_work)
-        y_dot0 = self.problem.join(
-            kinematics.position_rate(self.system, state.q, state.v), acceleration, evaluation.state_rate, 0.0, 0.0
+        if not np.all(np.isfinite(acceleration)):
+            diagnosis = self.layout.diagnose(state.q, state.v, state.t)
+            raise IntegrationError(
+                f"the accelerations are not finite at t = {state.t:.6g} s: {diagnosis}", state.t, 0.0
+            )
+        y0 = self.layout.join(state.q, state.v, state.x, dissipated, input_work)
+        y_dot0 = self.layout.join(
+            kinematics.position_rate(self.system, state.q, state.v),
+            acceleration,
+            evaluation.state_rate,
+            -self.form.nonconservative_power(evaluation, lam),
+            self.form.input_power(evaluation, lam),
         )
-        self.integrator = BDF(
+        method = GeneralizedAlpha if alpha else BDF
+        options = {"variant": ALPHA_METHODS[self.method]} if alpha else {}
+        self.integrator = method(
             self.problem,
             state.t,
             y0,
@@ -160,6 +180,7 @@ class EventDrivenIntegrator:
             self.atol,
             max_step=self.max_step,
             first_step=_first_step(acceleration, self.atol) if after_event else None,
+            **options,
         )
         self.t = self.t_old = state.t
 
@@ -169,7 +190,7 @@ class EventDrivenIntegrator:
         )
 
     def _state_at(self, t: float) -> DAEVariables:
-        return self.problem.split(self.problem.finalize(self.integrator.dense_output(t)))
+        return self.layout.split(self.problem.finalize(self.integrator.dense_output(t)))
 
     # -- event functions ----------------------------------------------------------------------
     def _gaps(self, q: FloatArray, t: float) -> FloatArray:

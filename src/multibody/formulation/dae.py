@@ -128,7 +128,7 @@ class MechanicalDAE:
             gram = Factorization(state.G @ state.G.T) if self.form == "SI2" and self.m else None
         except SingularMatrixError as error:
             return Correction(
-                predicted, z_guess, False, 0, np.inf, f"singular iteration matrix ({error}): {self._diagnose(q, v, t)}"
+                predicted, z_guess, False, 0, np.inf, f"singular iteration matrix ({error}): {self.diagnose(q, v, t)}"
             )
         increment_weights = weights[: self.nq + nv + nx]
         monitor = ConvergenceMonitor(
@@ -156,12 +156,12 @@ class MechanicalDAE:
         converged = verdict is Verdict.CONVERGED
         iteration, norm = monitor.iterations, monitor.norm
         if not converged:
-            return Correction(predicted, z_guess, False, iteration, norm, self._diagnose(q, v, t))
+            return Correction(predicted, z_guess, False, iteration, norm, self.diagnose(q, v, t))
         energy = base_energy - c * form.nonconservative_power(state, lam)
         work = base_work + c * form.input_power(state, lam)
         return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
 
-    def _diagnose(self, q: FloatArray, v: FloatArray, t: float) -> str:
+    def diagnose(self, q: FloatArray, v: FloatArray, t: float) -> str:
         """Say why Newton failed at ``(q, v, t)``: a force element with a non-finite load, nearly
         dependent constraint rows (a lock-up), or the row with the largest violation."""
         form = self.formulation

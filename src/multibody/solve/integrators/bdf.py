@@ -63,6 +63,9 @@ class BDF:
         self.t_bound = float(t_bound)
         self.y = np.asarray(y0, dtype=float).copy()
         self.z = np.asarray(z0, dtype=float).copy()
+        if not (np.all(np.isfinite(self.y)) and np.all(np.isfinite(y_dot0))):
+            # a NaN step size would never fail the smallest-step test: stop here
+            raise IntegrationError(f"the initial state or its rate is not finite at t = {t0:.6g} s", t0, 0.0)
         self.rtol, self.atol = rtol, atol
         self.max_step = max_step
         self.stats = Statistics()
@@ -130,9 +133,18 @@ class BDF:
                             h,
                         )
                 continue
-            y_new = self.problem.finalize(correction.y)
-            d = y_new - predicted
+            # The error estimate and the differences are the corrector's own; a projection in
+            # ``finalize`` (unit Euler parameters, Kane's cut constraints) moves only the value
+            # (``D[0]`` below). Taken into the differences, each projection -- a jump of the size
+            # of the tolerance, whatever the step -- read as a large derivative, and on a closed
+            # loop projected every few steps the step collapsed.
+            d = correction.y - predicted
             error_norm = rms(self.error_constant[order] * d * weights)
+            y_new = self.problem.finalize(correction.y)
+            if not np.isfinite(error_norm):
+                raise IntegrationError(
+                    f"the solution became non-finite at t = {t_new:.6g} s with step size {h:.3g} s", t_new, h
+                )
             if error_norm > 1.0:
                 self.stats.rejected_steps += 1
                 safety = (
@@ -152,6 +164,7 @@ class BDF:
         D[order + 1] = d
         for i in reversed(range(order + 1)):
             D[i] += D[i + 1]
+        D[0] += y_new - correction.y
         self._last_differences = D[: order + 1].copy()
         self.order_of_last_step = order
         if self.n_equal_steps < order + 1:
