@@ -27,10 +27,10 @@ from multibody import (
     dynamics,
     kinematics,
 )
-from multibody.spatial.rotations import rotation_from_313_angles
 from multibody.io.adm import AdmError, AdmReferenceError, AdmSyntaxError, parse_adm
 from multibody.io.adm.acf import parse_acf
 from multibody.model.element import ModelError
+from multibody.spatial.rotations import rotation_from_313_angles
 
 AGREE = 1e-7
 """Runs of two formulations of one law at rtol 1e-10 agree to this [m, rad]."""
