@@ -63,8 +63,9 @@ def dynamics(
     initial_state : State, optional
         Start here instead of assembling the model's input configuration.
     output : path, optional
-        HDF5 file written while the run goes (flushed every 2 s); on an error or Ctrl-C it keeps
-        everything computed so far, and the error message names it.
+        HDF5 file written while the run goes (every frame on disk within 0.5 s); on an error or
+        Ctrl-C it keeps everything computed so far, and the error message names it; a killed run
+        keeps all but its last half second.
     progress : bool
         Show a progress bar over simulated time.
 
