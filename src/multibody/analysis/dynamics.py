@@ -12,13 +12,15 @@ from threadpoolctl import threadpool_limits
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.dynamics_kane import KANE_METHODS, kane_dynamics
+from multibody.analysis.errors import AnalysisError
 from multibody.analysis.events import EventDrivenIntegrator
 from multibody.analysis.model_input import as_system
 from multibody.analysis.output import results_layout
 from multibody.analysis.time_loop import integrate_to_output
 from multibody.formulation.state import State
+from multibody.model.element import ModelError
 from multibody.model.model import Model
-from multibody.results import Results
+from multibody.results import Results, ResultsWriter
 from multibody.system.system import System
 
 METHODS = ("SI2", "I3")
@@ -89,17 +91,22 @@ def dynamics(
     system = as_system(model)
     atol = rtol if atol is None else atol
     max_step = np.inf if max_step is None else max_step
+    if formulation == "kane" and system.contacts:
+        raise ValueError(
+            f"model '{system.name}' has contact pairs ({', '.join(system.contacts.names)}); "
+            "event-driven contact needs formulation='cartesian'"
+        )
     with threadpool_limits(limits=1):
-        system, state = assembled_state(system) if initial_state is None else (system, initial_state)
-        if formulation == "kane":
-            if system.contacts:
-                raise ValueError(
-                    f"model '{system.name}' has contact pairs ({', '.join(system.contacts.names)}); "
-                    "event-driven contact needs formulation='cartesian'"
-                )
-            return kane_dynamics(system, state, t_end, output_step, method, rtol, atol, max_step, output, progress)
-        # BDF on the DAE, restarted at contact events (a plain BDF run when there are no contact pairs).
-        integrator = EventDrivenIntegrator(system, state, method, t_end, rtol, atol, max_step)
+        try:
+            system, state = assembled_state(system) if initial_state is None else (system, initial_state)
+            if formulation == "kane":
+                return kane_dynamics(system, state, t_end, output_step, method, rtol, atol, max_step, output, progress)
+            # BDF on the DAE, restarted at contact events (a plain BDF run when there are no contact pairs).
+            integrator = EventDrivenIntegrator(system, state, method, t_end, rtol, atol, max_step)
+        except (AnalysisError, ModelError):
+            raise
+        except Exception as error:  # a user law or motion failing at the start, as it would later in the run
+            raise failed_at_start(system, "dynamics", output, error) from error
         return integrate_to_output(
             integrator,
             results_layout(system, "dynamics"),
@@ -111,3 +118,14 @@ def dynamics(
             output,
             progress,
         )
+
+
+def failed_at_start(system: System, analysis: str, output: str | None, error: Exception) -> AnalysisError:
+    """The ``AnalysisError`` of an ``analysis`` of ``system`` that fails before its first frame (a
+    force law or motion raising at the initial time), worded as a failure later in the run is;
+    ``output``, when given, is written with status "failed" and no frame, so that it says why."""
+    message = f"{analysis} of model '{system.name}' failed at the start: {type(error).__name__}: {error}"
+    if output is not None:
+        ResultsWriter(output, results_layout(system, analysis)).close("failed", message)
+        message += f"; the results file {output} records the failure"
+    return AnalysisError(message, output)

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from multibody.spatial.rotations import rotation_from_313_angles, rotation_from_axes
 from multibody.io.adm import keywords
 from multibody.io.adm.errors import AdmError, AdmReferenceError
 from multibody.io.adm.expressions import (
@@ -45,6 +44,7 @@ from multibody.model.functions import Callable as FunctionOfTime
 from multibody.model.marker import Marker, finite_vector
 from multibody.model.model import Model
 from multibody.model.motion import Motion
+from multibody.spatial.rotations import rotation_from_313_angles, rotation_from_axes
 
 FloatArray = NDArray[np.float64]
 
@@ -126,7 +126,13 @@ class AdmModel:
     integrator: IntegratorSettings = field(default_factory=IntegratorSettings)
 
     def check(self) -> Model:
-        """The model, or ``ModelError`` listing what was left out that would change the motion."""
+        """The model, or ``ModelError`` listing what was left out that would change the motion, or
+        saying that the dataset has nothing to simulate (no PART besides the ground)."""
+        if not self.model.bodies:
+            raise ModelError(
+                f"{self.report.source}: the dataset defines no PART besides the ground: nothing to simulate; "
+                "add a PART with MASS, CM and IP (and its MARKERs)"
+            )
         missing = self.report.changes_motion
         if missing:
             lines = "\n  ".join(item.format() for item in missing)

@@ -11,10 +11,10 @@ import os
 import h5py
 import numpy as np
 
-from multibody.spatial.measurements import ElementWrench, Measurements
-from multibody.spatial.rotations import FloatArray, rotation_from_euler_parameters
 from multibody.io.adm.builder import Request
 from multibody.results import Results
+from multibody.spatial.measurements import ElementWrench, Measurements
+from multibody.spatial.rotations import FloatArray, rotation_from_euler_parameters
 from multibody.system.system import System
 
 
