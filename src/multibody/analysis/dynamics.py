@@ -18,7 +18,6 @@ from multibody.analysis.model_input import as_system
 from multibody.analysis.output import results_layout
 from multibody.analysis.time_loop import integrate_to_output
 from multibody.formulation.state import State
-from multibody.model.element import ModelError
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
 from multibody.system.system import System
@@ -103,7 +102,7 @@ def dynamics(
                 return kane_dynamics(system, state, t_end, output_step, method, rtol, atol, max_step, output, progress)
             # BDF on the DAE, restarted at contact events (a plain BDF run when there are no contact pairs).
             integrator = EventDrivenIntegrator(system, state, method, t_end, rtol, atol, max_step)
-        except (AnalysisError, ModelError):
+        except AnalysisError:
             raise
         except Exception as error:  # a user law or motion failing at the start, as it would later in the run
             raise failed_at_start(system, "dynamics", output, error) from error
