@@ -117,9 +117,12 @@ def numbers(owner: str, what: str, value: ArrayLike) -> NDArray[np.float64]:
 
 def real_number(owner: str, what: str, value: object) -> float:
     """``value`` as a float (any finite real number, not a string or bool), or a ``ModelError``."""
-    array = numbers(owner, what, value)  # type: ignore[arg-type]
-    if array.ndim != 0 or not np.isfinite(array):
-        raise ModelError(f"{owner}: {what} must be one finite number, got {value!r}")
+    try:
+        array = numbers(owner, what, value)  # type: ignore[arg-type]
+    except ModelError:
+        array = None
+    if array is None or array.ndim != 0 or not np.isfinite(array):
+        raise ModelError(f"{owner}: {what} must be a finite number, got {value!r}")
     return float(array)
 
 
