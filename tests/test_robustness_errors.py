@@ -276,3 +276,44 @@ def test_too_many_exact_velocities_names_the_bodies() -> None:
         warnings.simplefilter("ignore", mb.RedundantConstraintWarning)
         with pytest.raises(AssemblyError, match=r"too many velocities are marked exact: body 'crank' \(vz\) cannot"):
             mb.dynamics(model, 0.1, 0.01)
+
+
+def rhombus(theta: float) -> mb.Model:
+    """A planar four-bar with all four links 1 m long (ground pivots A at the origin and D at
+    (1, 0, 0), pins B and C), its crank at ``theta`` [rad] above the ground link, released at rest
+    under gravity along -y. At theta = 0 every link lies on the x-axis: a change point, where the
+    in-plane constraint rows of the loop become dependent."""
+    model = mb.Model("rhombus", gravity=(0.0, -9.81, 0.0))
+    z = np.array([0.0, 0.0, 1.0])
+    A, D = np.zeros(3), np.array([1.0, 0.0, 0.0])
+    B = np.array([np.cos(theta), np.sin(theta), 0.0])
+    C = B + D
+
+    def link(name: str, start: np.ndarray, end: np.ndarray) -> mb.RigidBody:
+        along = end - start
+        R_WB = np.column_stack([along, np.cross(z, along), z])
+        return model.add(mb.RigidBody(name, 1.0, (1e-3, 1 / 12, 1 / 12), position=(start + end) / 2, orientation=R_WB))
+
+    def pin(name: str, first: mb.RigidBody | mb.Ground, second: mb.RigidBody | mb.Ground, at: np.ndarray) -> None:
+        on_first = first.add_marker(name, at, z_axis=z, frame="world")
+        model.add(mb.Revolute(name, on_first, second.add_marker(name, at, z_axis=z, frame="world")))
+
+    crank, coupler, rocker = link("crank", A, B), link("coupler", B, C), link("rocker", D, C)
+    pin("A", crank, model.ground, A)
+    pin("B", crank, coupler, B)
+    pin("C", coupler, rocker, C)
+    pin("D", rocker, model.ground, D)
+    return model
+
+
+def test_a_lock_up_names_the_constraints_that_lock_not_a_round_off_violation() -> None:
+    # Released 1e-6 rad from the change point, the Cartesian run cannot take a step. Before: the
+    # diagnosis named 'C' for a violation of 3e-14 (round-off). The constraints hold; the rows that
+    # lock are the loop's, all four pins (the smallest singular value's direction of G).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mb.RedundantConstraintWarning)
+        with pytest.raises(mb.AnalysisError, match="closest to dependent") as caught:
+            mb.dynamics(rhombus(1e-6), 0.1, 0.01)
+    message = str(caught.value)
+    assert "largest constraint violation" not in message
+    assert all(f"'{name}'" in message for name in "ABCD"), message
