@@ -17,6 +17,7 @@ from multibody.analysis.events import EventDrivenIntegrator
 from multibody.analysis.model_input import as_system
 from multibody.analysis.output import results_layout
 from multibody.analysis.time_loop import integrate_to_output
+from multibody.formulation.cartesian import CartesianFormulation
 from multibody.formulation.state import State
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
@@ -98,6 +99,7 @@ def dynamics(
     with threadpool_limits(limits=1):
         try:
             system, state = assembled_state(system) if initial_state is None else (system, initial_state)
+            check_initial_loads(system, state)
             if formulation == "kane":
                 return kane_dynamics(system, state, t_end, output_step, method, rtol, atol, max_step, output, progress)
             # BDF on the DAE, restarted at contact events (a plain BDF run when there are no contact pairs).
@@ -117,6 +119,16 @@ def dynamics(
             output,
             progress,
         )
+
+
+def check_initial_loads(system: System, state: State) -> None:
+    """Raise ``ValueError`` naming the force elements whose load is not finite at ``state``: an
+    integrator started from it would carry NaN forward instead of failing."""
+    loads = CartesianFormulation(system).evaluate(state.q, state.v, state.t).loads
+    finite = np.all(np.isfinite(np.column_stack([loads.force_W, loads.torque_W])), axis=1)
+    if not np.all(finite):
+        names = ", ".join(f"'{system.force_names[k]}'" for k in np.flatnonzero(~finite))
+        raise ValueError(f"force element {names} gives a load that is not finite at t = {state.t:g} s")
 
 
 def failed_at_start(system: System, analysis: str, output: str | None, error: Exception) -> AnalysisError:
