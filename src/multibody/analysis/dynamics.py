@@ -19,6 +19,7 @@ from multibody.analysis.output import results_layout
 from multibody.analysis.time_loop import integrate_to_output
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.formulation.state import State
+from multibody.model.element import LawError, ModelError
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
 from multibody.system.system import System
@@ -104,8 +105,10 @@ def dynamics(
                 return kane_dynamics(system, state, t_end, output_step, method, rtol, atol, max_step, output, progress)
             # BDF on the DAE, restarted at contact events (a plain BDF run when there are no contact pairs).
             integrator = EventDrivenIntegrator(system, state, method, t_end, rtol, atol, max_step)
-        except AnalysisError:
-            raise
+        except (AnalysisError, ModelError) as error:
+            if not isinstance(error, LawError):
+                raise
+            raise failed_at_start(system, "dynamics", output, error) from error
         except Exception as error:  # a user law or motion failing at the start, as it would later in the run
             raise failed_at_start(system, "dynamics", output, error) from error
         return integrate_to_output(

@@ -36,11 +36,12 @@ from multibody.formulation import constraints
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.dae import MechanicalDAE
-from multibody.spatial.rotations import FloatArray
 from multibody.formulation.state import State
+from multibody.model.element import ModelError
 from multibody.model.model import Model
 from multibody.results import Results
 from multibody.solve.integrators.bdf import BDF
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import ConstraintRows, ContactPairs, System
 
 SAMPLES_PER_STEP = 8
@@ -277,7 +278,7 @@ class EventDrivenIntegrator:
         inside = np.flatnonzero(gaps < -self._touch_tolerance())
         if inside.size:
             k = int(inside[np.argmin(gaps[inside])])
-            raise ValueError(
+            raise ModelError(
                 f"contact '{self.contacts.names[k]}' starts interpenetrating by {-gaps[k]:.6g} m at t = {state.t:.6g} s; "
                 "move the bodies apart (or into touch) in the input configuration"
             )

@@ -45,7 +45,8 @@ class Contact(Element):
         rest_velocity = real_number(self.describe(), "rest_velocity [m/s]", rest_velocity)
         if not 0.0 <= restitution <= 1.0:
             raise ModelError(
-                f"{self.describe()}: coefficient of restitution must be in [0, 1] (0 plastic, 1 elastic), got {restitution!r}"
+                f"{self.describe()}: coefficient of restitution must be in [0, 1] (0 plastic, 1 elastic), "
+                f"got {restitution!r}"
             )
         if rest_velocity < 0.0:
             raise ModelError(

@@ -9,7 +9,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from multibody.model.element import ModelError
+from multibody.model.element import LawError, ModelError
 from multibody.model.forces.base import ForceElement
 from multibody.model.functions import TimeFunction
 from multibody.model.marker import Marker
@@ -76,7 +76,7 @@ class _AppliedLoad(ForceElement):
         return lambda t, state: constant
 
     def _checked(self, user_law: Callable[[float, MarkerState], object]) -> LoadLaw:
-        """``user_law`` whose every failure is a ``ModelError`` naming this element and the time:
+        """``user_law`` whose every failure is a ``LawError`` naming this element and the time:
         an exception it raises, a value that is not 3 numbers."""
         owner, unit = self.describe(), self.unit
 
@@ -84,7 +84,7 @@ class _AppliedLoad(ForceElement):
             try:
                 value = user_law(t, state)
             except Exception as error:
-                raise ModelError(
+                raise LawError(
                     f"{owner}: its load function raised {type(error).__name__}: {error} at t = {t:.6g} s"
                 ) from error
             try:
@@ -92,7 +92,7 @@ class _AppliedLoad(ForceElement):
             except (TypeError, ValueError):
                 vector = None
             if vector is None or vector.shape != (3,):
-                raise ModelError(
+                raise LawError(
                     f"{owner}: its load function returned {value!r} at t = {t:.6g} s; it must return 3 numbers [{unit}]"
                 )
             return vector  # a non-finite value is the integrator's: it retries smaller steps, then names us
