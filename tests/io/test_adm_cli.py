@@ -18,14 +18,9 @@ from multibody.io.adm import read_adm
 from multibody.io.adm.requests import load_requests, request_outputs
 
 REVOLUTE = (
-    Path(__file__).resolve().parents[3]
-    / "shared"
-    / "refdata"
-    / "adams_joint_cases"
-    / "adams_models"
-    / "test_Revolute_Case01.adm"
+    Path(__file__).resolve().parents[1] / "data" / "adams_joint_cases" / "adams_models" / "test_Revolute_Case01.adm"
 )
-pytestmark = pytest.mark.skipif(not REVOLUTE.is_file(), reason=f"reference model not found at {REVOLUTE}")
+"""An ADAMS joint test model (``tests/data/adams_joint_cases``, see its SOURCE.md)."""
 
 
 def test_run_with_a_command_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

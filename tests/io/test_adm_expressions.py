@@ -16,12 +16,12 @@ import re
 import numpy as np
 import pytest
 
-from multibody.spatial.measurements import Measurements
-from multibody.spatial.rotations import rotation_about_z, rotation_from_313_angles
 from multibody.io.adm import AdmError, AdmSyntaxError
 from multibody.io.adm.expressions import UnsupportedFunction, compile_expression
 from multibody.io.adm.functions import Curve
 from multibody.io.adm.units import Units
+from multibody.spatial.measurements import Measurements
+from multibody.spatial.rotations import rotation_about_z, rotation_from_313_angles
 
 SI = Units()
 EXACT = 1e-12

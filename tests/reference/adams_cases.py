@@ -1,4 +1,4 @@
-"""The ADAMS/Solver joint test models of ``refdata/adams_joint_cases``, built through the Python API.
+"""The ADAMS/Solver joint test models of ``tests/data/adams_joint_cases``, built through the Python API.
 
 Each builder transcribes the numbers of ``adams_models/test_<Case>_Case01.adm`` (PART MASS, CM,
 IP; MARKER QP, REULER; JOINT I, J; GCON; ACCGRAV). The .adm files are not parsed here: an .adm
@@ -39,8 +39,8 @@ from multibody import (
 )
 from multibody.spatial.rotations import rotation_from_313_angles
 
-REFERENCE_DIR = Path(__file__).resolve().parents[3] / "shared" / "refdata" / "adams_joint_cases"
-"""``../shared/refdata/adams_joint_cases`` next to the repository."""
+REFERENCE_DIR = Path(__file__).resolve().parents[1] / "data" / "adams_joint_cases"
+"""``tests/data/adams_joint_cases``: the models and ADAMS tables, with their SOURCE.md."""
 
 GRAVITY = (0.0, 0.0, -9.80665)
 """ACCGRAV KGRAV = -9.80665 [m/s^2] (all six models)."""

@@ -1,6 +1,6 @@
 """The six ADAMS/Solver joint test models imported from their .adm files, unchanged.
 
-References (``refdata/adams_joint_cases``, see ``test_adams_joint_cases``):
+References (``tests/data/adams_joint_cases``, see ``test_adams_joint_cases``):
 
 1. The ADAMS tables. The imported models are simulated 0-5 s with the settings of
    ``test_adams_joint_cases`` (SI2, rtol 1e-9) and compared quantity by quantity with the same
@@ -38,8 +38,6 @@ from .test_adams_joint_cases import (
     quantity_of,
     simulate,
 )
-
-pytestmark = pytest.mark.skipif(not REFERENCE_DIR.is_dir(), reason=f"reference data not found at {REFERENCE_DIR}")
 
 METHOD = "SI2"
 IDENTICAL = 1e-12

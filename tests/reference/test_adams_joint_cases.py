@@ -1,6 +1,6 @@
 """The six ADAMS/Solver joint test models against exact solutions and against ADAMS's own results.
 
-Models and tables: ``refdata/adams_joint_cases`` (Project Chrono ``data/testing/joints``, results
+Models and tables: ``tests/data/adams_joint_cases`` (Project Chrono ``data/testing/joints``, results
 computed by MSC ADAMS; see its SOURCE.md), built through the API by ``adams_cases``. Each model is
 one body (1 kg, CM marker 0201) on one joint to ground, released from rest, 0-5 s.
 
@@ -47,9 +47,7 @@ from scipy.integrate import solve_ivp
 from multibody import Results, dynamics
 from multibody.spatial.rotations import euler_parameters_from_rotation, rotation_about_x, skew
 
-from .adams_cases import BODY, BUILDERS, CONSTRAINT, GRAVITY, QUANTITIES, REFERENCE_DIR, read_table
-
-pytestmark = pytest.mark.skipif(not REFERENCE_DIR.is_dir(), reason=f"reference data not found at {REFERENCE_DIR}")
+from .adams_cases import BODY, BUILDERS, CONSTRAINT, GRAVITY, QUANTITIES, read_table
 
 FloatArray = NDArray[np.float64]
 

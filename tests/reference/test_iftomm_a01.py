@@ -1,6 +1,6 @@
 """IFToMM benchmark A01, the simple pendulum, against its published reference solution.
 
-Reference: ``refdata/iftomm_A01_simple_pendulum`` (the University of A Coruña / IFToMM TC
+Reference: ``tests/data/iftomm_A01_simple_pendulum`` (the University of A Coruña / IFToMM TC
 Multibody library of computational benchmarks; see its SOURCE.md). A 1 kg point mass on a 1 m
 massless link swings under g = 9.81 m/s^2 (-y), released at rest from x = -1 m, y = 0 (the
 horizontal). The reference gives the position of the mass every 0.5 s for 2000 s (about 845
@@ -35,10 +35,8 @@ import pytest
 
 import multibody as mb
 
-REFERENCE_FILE = (
-    Path(__file__).resolve().parents[3] / "shared" / "refdata" / "iftomm_A01_simple_pendulum" / "A01_solution_data.txt"
-)
-"""``../shared/refdata/iftomm_A01_simple_pendulum`` next to the repository."""
+REFERENCE_FILE = Path(__file__).resolve().parents[1] / "data" / "iftomm_A01_simple_pendulum" / "A01_solution_data.txt"
+"""``tests/data/iftomm_A01_simple_pendulum``, with its SOURCE.md."""
 GRAVITY = 9.81
 """[m/s^2], along -y."""
 LINK_LENGTH = 1.0

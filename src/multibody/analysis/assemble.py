@@ -242,9 +242,25 @@ def _assemble_velocities(system: System, form: CartesianFormulation, q: FloatArr
     if np.any(violated):
         raise AssemblyError(
             f"velocities of model '{system.name}' cannot satisfy the constraints: violated "
-            f"{_worst_rows(system, system.rows, np.where(violated, residual, 0.0))}; too many velocities are marked exact"
+            f"{_worst_rows(system, system.rows, np.where(violated, residual, 0.0))}; too many velocities are marked "
+            f"exact: {_exact_velocities(system, G[violated])} cannot all keep their given values; mark fewer exact"
         )
     return v
+
+
+def _exact_velocities(system: System, violated_G: FloatArray) -> str:
+    """The bodies, and their components, whose velocities are marked exact and enter the violated
+    constraint rows ``violated_G`` (k, nv): ``body 'crank' (vx, angular_velocity)``."""
+    exact = system.velocity_freedom == 0.0
+    entering = np.any(violated_G != 0.0, axis=0) & exact
+    columns = np.flatnonzero(entering if np.any(entering) else exact)
+    components = ("vx", "vy", "vz", "angular_velocity", "angular_velocity", "angular_velocity")
+    by_body: dict[int, list[str]] = {}
+    for column in columns:
+        by_body.setdefault(int(column) // 6, []).append(components[column % 6])
+    return ", ".join(
+        f"body '{system.body_names[b]}' ({', '.join(dict.fromkeys(names))})" for b, names in by_body.items()
+    )
 
 
 def _check_redundant(system: System, q: FloatArray, t0: float, tolerance: float) -> None:

@@ -12,13 +12,16 @@ from threadpoolctl import threadpool_limits
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.dynamics_kane import KANE_METHODS, kane_dynamics
+from multibody.analysis.errors import AnalysisError
 from multibody.analysis.events import ALPHA_METHODS, EventDrivenIntegrator
 from multibody.analysis.model_input import as_system
 from multibody.analysis.output import results_layout
 from multibody.analysis.time_loop import integrate_to_output
+from multibody.formulation.cartesian import CartesianFormulation
 from multibody.formulation.state import State
+from multibody.model.element import LawError, ModelError
 from multibody.model.model import Model
-from multibody.results import Results
+from multibody.results import Results, ResultsWriter
 from multibody.system.system import System
 
 METHODS = ("SI2", "I3", *ALPHA_METHODS)
@@ -67,8 +70,9 @@ def dynamics(
     initial_state : State, optional
         Start here instead of assembling the model's input configuration.
     output : path, optional
-        HDF5 file written while the run goes (flushed every 2 s); on an error or Ctrl-C it keeps
-        everything computed so far, and the error message names it.
+        HDF5 file written while the run goes (every frame on disk within 0.5 s); on an error or
+        Ctrl-C it keeps everything computed so far, and the error message names it; a killed run
+        keeps all but its last half second.
     progress : bool
         Show a progress bar over simulated time.
 
@@ -92,22 +96,30 @@ def dynamics(
     system = as_system(model)
     atol = rtol if atol is None else atol
     max_step = np.inf if max_step is None else max_step
+    if formulation == "kane" and system.contacts:
+        raise ValueError(
+            f"model '{system.name}' has contact pairs ({', '.join(system.contacts.names)}); "
+            "event-driven contact needs formulation='cartesian'"
+        )
+    if formulation == "kane" and (system.n_states or any(joints.size for joints in system.user_forces.joints)):
+        raise ValueError(
+            f"model '{system.name}' has force elements with first-order states or that read joint "
+            "multipliers; they need formulation='cartesian' (Kane's formulation does not advance them yet)"
+        )
     with threadpool_limits(limits=1):
-        system, state = assembled_state(system) if initial_state is None else (system, initial_state)
-        if formulation == "kane":
-            if system.contacts:
-                raise ValueError(
-                    f"model '{system.name}' has contact pairs ({', '.join(system.contacts.names)}); "
-                    "event-driven contact needs formulation='cartesian'"
-                )
-            if system.n_states or any(joints.size for joints in system.user_forces.joints):
-                raise ValueError(
-                    f"model '{system.name}' has force elements with first-order states or that read joint "
-                    "multipliers; they need formulation='cartesian' (Kane's formulation does not advance them yet)"
-                )
-            return kane_dynamics(system, state, t_end, output_step, method, rtol, atol, max_step, output, progress)
-        # BDF on the DAE, restarted at contact events (a plain BDF run when there are no contact pairs).
-        integrator = EventDrivenIntegrator(system, state, method, t_end, rtol, atol, max_step)
+        try:
+            system, state = assembled_state(system) if initial_state is None else (system, initial_state)
+            check_initial_loads(system, state)
+            if formulation == "kane":
+                return kane_dynamics(system, state, t_end, output_step, method, rtol, atol, max_step, output, progress)
+            # BDF on the DAE, restarted at contact events (a plain BDF run when there are no contact pairs).
+            integrator = EventDrivenIntegrator(system, state, method, t_end, rtol, atol, max_step)
+        except (AnalysisError, ModelError) as error:
+            if not isinstance(error, LawError):
+                raise
+            raise failed_at_start(system, "dynamics", output, error) from error
+        except Exception as error:  # a user law or motion failing at the start, as it would later in the run
+            raise failed_at_start(system, "dynamics", output, error) from error
         return integrate_to_output(
             integrator,
             results_layout(system, "dynamics"),
@@ -119,3 +131,24 @@ def dynamics(
             output,
             progress,
         )
+
+
+def check_initial_loads(system: System, state: State) -> None:
+    """Raise ``ValueError`` naming the force elements whose load is not finite at ``state``: an
+    integrator started from it would carry NaN forward instead of failing."""
+    loads = CartesianFormulation(system).evaluate(state.q, state.v, state.t, state.x).loads
+    finite = np.all(np.isfinite(np.column_stack([loads.force_W, loads.torque_W])), axis=1)
+    if not np.all(finite):
+        names = ", ".join(f"'{system.force_names[k]}'" for k in np.flatnonzero(~finite))
+        raise ValueError(f"force element {names} gives a load that is not finite at t = {state.t:g} s")
+
+
+def failed_at_start(system: System, analysis: str, output: str | None, error: Exception) -> AnalysisError:
+    """The ``AnalysisError`` of an ``analysis`` of ``system`` that fails before its first frame (a
+    force law or motion raising at the initial time), worded as a failure later in the run is;
+    ``output``, when given, is written with status "failed" and no frame, so that it says why."""
+    message = f"{analysis} of model '{system.name}' failed at the start: {type(error).__name__}: {error}"
+    if output is not None:
+        ResultsWriter(output, results_layout(system, analysis)).close("failed", message)
+        message += f"; the results file {output} records the failure"
+    return AnalysisError(message, output)

@@ -37,6 +37,7 @@ from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.dae import DAEVariables, MechanicalDAE
 from multibody.formulation.index3_alpha import Index3Mechanics
 from multibody.formulation.state import State
+from multibody.model.element import ModelError
 from multibody.model.model import Model
 from multibody.results import Results
 from multibody.solve.integrators.base import IntegrationError
@@ -303,7 +304,7 @@ class EventDrivenIntegrator:
         inside = np.flatnonzero(gaps < -self._touch_tolerance())
         if inside.size:
             k = int(inside[np.argmin(gaps[inside])])
-            raise ValueError(
+            raise ModelError(
                 f"contact '{self.contacts.names[k]}' starts interpenetrating by {-gaps[k]:.6g} m at t = {state.t:.6g} s; "
                 "move the bodies apart (or into touch) in the input configuration"
             )

@@ -34,7 +34,14 @@ import scipy.sparse as sp
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, StateCoupling
 from multibody.solve.integrators.base import Correction, FloatArray, rms
-from multibody.solve.linear import Factorization, Matrix, SingularMatrixError, dependent_rows, saddle_point_matrix
+from multibody.solve.linear import (
+    Factorization,
+    Matrix,
+    SingularMatrixError,
+    dependent_rows,
+    saddle_point_matrix,
+    to_dense,
+)
 from multibody.solve.newton import ConvergenceMonitor, Verdict, roundoff_norm
 
 FORMS = ("I3", "SI2")
@@ -185,7 +192,22 @@ class MechanicalDAE:
             return f"the constraints of {culprits} are (nearly) dependent here: a lock-up or dead-centre position"
         worst = int(np.argmax(np.abs(state.phi)))
         name = system.constraint_names[form.rows.element[worst]]
-        return f"largest constraint violation {abs(state.phi[worst]):.3g} in '{name}' ({form.rows.label[worst]})"
+        if abs(state.phi[worst]) > 1e-9 * max(1.0, float(np.max(np.abs(q)))):
+            return f"largest constraint violation {abs(state.phi[worst]):.3g} in '{name}' ({form.rows.label[worst]})"
+        # Every constraint holds: the rows closest to dependent (the smallest singular value's left
+        # singular vector) are those that lock, not the row that happens to be violated by round-off.
+        G = to_dense(state.G)
+        if not np.all(np.isfinite(G)):
+            return "the constraint Jacobian is not finite"
+        left, singular, _ = np.linalg.svd(G)
+        weakest = np.abs(left[:, singular.size - 1])
+        rows = np.flatnonzero(weakest > 0.1 * weakest.max())
+        culprits = ", ".join(dict.fromkeys(f"'{system.constraint_names[form.rows.element[k]]}'" for k in rows))
+        ratio = singular[-1] / singular[0] if singular[0] > 0.0 else 0.0
+        return (
+            f"the constraints hold, but those of {culprits} are the closest to dependent here (smallest to largest "
+            f"singular value {ratio:.1e}): a lock-up or dead-centre position"
+        )
 
     def initial_algebraic(self, lam: FloatArray) -> FloatArray:
         """``z`` at the start: the consistent multipliers (and ``mu = 0`` for SI2)."""

@@ -327,9 +327,15 @@ class KaneFormulation:
         try:
             independent = la.solve(reduced, complement.T @ (F - M @ particular), assume_a="pos")
         except (la.LinAlgError, ValueError):
+            # The motion without inertia: the reduced matrix's weakest direction, in joint speeds.
+            weakest = complement @ la.eigh(reduced)[1][:, 0] if np.all(np.isfinite(reduced)) else np.zeros(self.n_u)
+            share = [float(np.linalg.norm(weakest[joint.u_slice])) for joint in self.tree.joints]
+            locking = [j.name for j, w in zip(self.tree.joints, share) if w > 0.1 * max(share, default=0.0) > 0.0]
+            cuts = dict.fromkeys(self.system.constraint_names[k] for k in self.cut_rows.element)
             raise KaneError(
                 f"model '{self.system.name}' at t = {state.t:.6g} s: the reduced mass matrix C^T M C is singular "
-                "(a lock-up: the cut constraints leave a motion without inertia)"
+                f"(a lock-up: the cut constraints {', '.join(map(repr, cuts))} leave a motion without inertia"
+                + (f" of the joints {', '.join(map(repr, locking))})" if locking else ")")
             ) from None
         u_dot = particular + complement @ independent
         return u_dot, float(state.u @ (M @ u_dot - F))

@@ -9,7 +9,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from multibody.model.element import Element, ModelError
 from multibody.model.geometry import Link, PlacedShape, Shape, place_shape
-from multibody.model.marker import Marker, finite_vector, marker_orientation, rotation_matrix
+from multibody.model.marker import (
+    Marker,
+    finite_vector,
+    marker_orientation,
+    numbers,
+    position_vector,
+    real_number,
+    rotation_matrix,
+)
 
 EXACT_CHOICES = ("x", "y", "z", "orientation", "vx", "vy", "vz", "angular_velocity")
 """Initial-condition components a user may mark exact for assembly (world axes)."""
@@ -45,7 +53,7 @@ class Body(Element):
         owner = f"marker '{name}' on {self.describe()}"
         if name in self.markers:
             raise ModelError(f"{owner}: {self.describe()} already has a marker named '{name}'; choose another name")
-        p = finite_vector(owner, "position", position)
+        p = position_vector(owner, position)
         R = marker_orientation(owner, z_axis, x_axis, orientation, euler_angles)
         if frame == "world":
             p, R = self.world_to_body(p, R)
@@ -122,9 +130,9 @@ class RigidBody(Body):
     ) -> None:
         super().__init__(name)
         owner = self.describe()
-        if not np.isfinite(mass) or mass <= 0.0:
+        self.mass = real_number(owner, "mass [kg]", mass)
+        if self.mass <= 0.0:
             raise ModelError(f"{owner}: mass must be positive, got {mass!r} kg")
-        self.mass = float(mass)
         self.inertia = inertia_matrix(owner, inertia)
         self.given = {
             "position": position is not None,
@@ -132,7 +140,7 @@ class RigidBody(Body):
             "velocity": velocity is not None,
             "angular_velocity": angular_velocity is not None,
         }
-        self.position = np.zeros(3) if position is None else finite_vector(owner, "position", position)
+        self.position = np.zeros(3) if position is None else position_vector(owner, position)
         self.orientation = np.eye(3) if orientation is None else rotation_matrix(owner, orientation)
         self.velocity = np.zeros(3) if velocity is None else finite_vector(owner, "velocity", velocity)
         self.angular_velocity = (
@@ -170,7 +178,7 @@ def inertia_matrix(owner: str, inertia: ArrayLike) -> NDArray[np.float64]:
     Raises ``ModelError`` if it is not symmetric positive definite or its principal moments
     violate the triangle inequality (no real mass distribution has such an inertia).
     """
-    value = np.asarray(inertia, dtype=float)
+    value = numbers(owner, "inertia", inertia)
     if value.shape == (3,):
         J = np.diag(value)
     elif value.shape == (6,):

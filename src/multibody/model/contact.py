@@ -19,10 +19,8 @@ contact instead of another bounce (see ``multibody.analysis.events``).
 
 from __future__ import annotations
 
-import numpy as np
-
 from multibody.model.element import Element, ModelError
-from multibody.model.marker import Marker, check_marker_pair
+from multibody.model.marker import Marker, check_marker_pair, real_number
 
 DEFAULT_REST_VELOCITY = 1e-3
 """Normal impact speed [m/s] below which a contact settles into sustained contact."""
@@ -43,11 +41,14 @@ class Contact(Element):
         check_marker_pair(
             self, {"i_marker": i_marker, "j_marker": j_marker}, "a contact pair is between two different bodies"
         )
-        if not (np.isfinite(restitution) and 0.0 <= restitution <= 1.0):
+        restitution = real_number(self.describe(), "coefficient of restitution", restitution)
+        rest_velocity = real_number(self.describe(), "rest_velocity [m/s]", rest_velocity)
+        if not 0.0 <= restitution <= 1.0:
             raise ModelError(
-                f"{self.describe()}: coefficient of restitution must be in [0, 1] (0 plastic, 1 elastic), got {restitution!r}"
+                f"{self.describe()}: coefficient of restitution must be in [0, 1] (0 plastic, 1 elastic), "
+                f"got {restitution!r}"
             )
-        if not (np.isfinite(rest_velocity) and rest_velocity >= 0.0):
+        if rest_velocity < 0.0:
             raise ModelError(
                 f"{self.describe()}: rest_velocity must be a non-negative speed in m/s, got {rest_velocity!r}"
             )
@@ -129,6 +130,6 @@ class SphereSphereContact(Contact):
 
 
 def _radius(name: str, what: str, value: float) -> float:
-    if not (np.isfinite(value) and value > 0.0):
+    if real_number(f"contact '{name}'", f"{what} [m]", value) <= 0.0:
         raise ModelError(f"contact '{name}': {what} must be a positive length in m, got {value!r}")
     return float(value)

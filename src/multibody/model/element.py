@@ -7,6 +7,12 @@ class ModelError(ValueError):
     """Invalid model input. The message names the element, what is wrong and how to fix it."""
 
 
+class LawError(ModelError):
+    """A law the user supplied (a load function) raised or returned something unusable while it
+    was evaluated; the message names the element and the time. An analysis reports it as its own
+    failure at that time (``AnalysisError``), at the start as later in the run."""
+
+
 class Element:
     """A named element of a model (body, joint, motion, force).
 

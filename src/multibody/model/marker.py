@@ -83,7 +83,7 @@ def rotation_matrix(owner: str, orientation: ArrayLike) -> NDArray[np.float64]:
     """A 3x3 rotation matrix from a rotation matrix or 4 Euler parameters, checked for orthonormality."""
     from multibody.spatial import rotations
 
-    value = np.asarray(orientation, dtype=float)
+    value = numbers(owner, "orientation", orientation)
     if value.shape == (4,):
         norm = np.linalg.norm(value)
         if not np.isfinite(norm) or abs(norm - 1.0) > 1e-6:
@@ -98,11 +98,50 @@ def rotation_matrix(owner: str, orientation: ArrayLike) -> NDArray[np.float64]:
     return value
 
 
+LARGEST_COORDINATE = 1e12
+"""[m] The farthest a body or marker may be placed from the world origin: float64 resolves a
+coordinate that large to 2e-4 m, and squares of larger ones head for overflow."""
+
+
+def numbers(owner: str, what: str, value: ArrayLike) -> NDArray[np.float64]:
+    """``value`` (a number, or nested sequences of numbers) as a float array, or a ``ModelError``
+    naming ``owner`` when it is anything else: a string, None, ragged lists ..."""
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError):
+        array = None
+    if array is None or array.dtype.kind not in "iuf":
+        raise ModelError(f"{owner}: {what} must be numbers, got {value!r}")
+    return array.astype(float)
+
+
+def real_number(owner: str, what: str, value: object) -> float:
+    """``value`` as a float (any finite real number, not a string or bool), or a ``ModelError``."""
+    try:
+        array = numbers(owner, what, value)  # type: ignore[arg-type]
+    except ModelError:
+        array = None
+    if array is None or array.ndim != 0 or not np.isfinite(array):
+        raise ModelError(f"{owner}: {what} must be a finite number, got {value!r}")
+    return float(array)
+
+
 def finite_vector(owner: str, what: str, value: ArrayLike, size: int = 3) -> NDArray[np.float64]:
     """``value`` as a float vector of ``size`` finite numbers, or a ``ModelError`` naming ``owner``."""
-    vector = np.asarray(value, dtype=float)
+    vector = numbers(owner, what, value)
     if vector.shape != (size,) or not np.all(np.isfinite(vector)):
         raise ModelError(f"{owner}: {what} must be {size} finite numbers, got {value!r}")
+    return vector
+
+
+def position_vector(owner: str, value: ArrayLike) -> NDArray[np.float64]:
+    """A position [m]: 3 finite numbers within ``LARGEST_COORDINATE`` of the origin, or a ``ModelError``."""
+    vector = finite_vector(owner, "position", value)
+    if np.max(np.abs(vector)) > LARGEST_COORDINATE:
+        raise ModelError(
+            f"{owner}: position {vector.tolist()} m is more than {LARGEST_COORDINATE:g} m from the origin; "
+            "float64 cannot resolve a mechanism there: give positions in metres, near the origin"
+        )
     return vector
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from multibody.io.adm import keywords
-from multibody.io.adm.errors import AdmSyntaxError
+from multibody.io.adm.errors import AdmError, AdmSyntaxError
 from multibody.io.adm.lexer import StatementText
 from multibody.io.adm.parser import Statement, Unknown, parse_statement
 from multibody.io.adm.report import IGNORED, NOT_SIMULATED, ReportItem
@@ -41,7 +41,7 @@ def parse_acf(text: str, time_unit: float = 1.0, source: str = "<string>") -> Co
     physical = text.splitlines()
     dataset = physical[0].strip() if physical else ""
     settings: dict[str, object] = {}
-    items: list[ReportItem] = []
+    items: list[ReportItem] = _prefix_that_looks_like_a_command(physical[1] if len(physical) > 1 else "", source)
     simulated = False
     for number, raw in enumerate(physical[2:], start=3):
         code = raw.partition("!")[0].rstrip()
@@ -97,6 +97,30 @@ def parse_acf(text: str, time_unit: float = 1.0, source: str = "<string>") -> Co
         simulated = True
         settings.update(_simulate(statement, time_unit, source))
     return CommandFile(dataset, settings, tuple(items))
+
+
+def _prefix_that_looks_like_a_command(line: str, source: str) -> list[ReportItem]:
+    """A report item when the .acf's second line, the output-file prefix by ADAMS's convention,
+    reads as a command with arguments (``SIMULATE/DYNAMIC, END = 1``): the line is not run."""
+    code = line.partition("!")[0].rstrip()
+    try:
+        statement = parse_statement(
+            StatementText(code, (2,) * len(code), tuple(range(1, len(code) + 1)), source), keywords.COMMANDS
+        )
+    except AdmError:
+        return []
+    if isinstance(statement, Unknown) or statement.unknown or not statement.arguments:
+        return []
+    return [
+        ReportItem(
+            2,
+            statement.column,
+            f"{statement.name} command on line 2",
+            NOT_SIMULATED,
+            "the second line of a command file is the output-file prefix (the first is the dataset); this line is "
+            "taken as the prefix and not run: put the prefix (or a blank line) before the commands",
+        )
+    ]
 
 
 def _simulate(statement: Statement, time_unit: float, source: str) -> dict[str, object]:

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from multibody.spatial.rotations import rotation_from_313_angles, rotation_from_axes
 from multibody.io.adm import keywords
 from multibody.io.adm.errors import AdmError, AdmReferenceError
 from multibody.io.adm.expressions import (
@@ -42,9 +41,10 @@ from multibody.model.element import ModelError
 from multibody.model.forces import Bushing, SpringDamper
 from multibody.model.forces.expression import StateDependentLoad
 from multibody.model.functions import Callable as FunctionOfTime
-from multibody.model.marker import Marker, finite_vector
+from multibody.model.marker import LARGEST_COORDINATE, Marker, finite_vector
 from multibody.model.model import Model
 from multibody.model.motion import Motion
+from multibody.spatial.rotations import rotation_from_313_angles, rotation_from_axes
 
 FloatArray = NDArray[np.float64]
 
@@ -100,6 +100,10 @@ class Request:
     name: str
     components: dict[str, Expression]
     comment: str = ""
+    locations: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """(line, column) in ``source`` of each component's expression (the statement's for the
+    DISPLACEMENT ... FORCE forms)."""
+    source: str = "<string>"
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,13 @@ class AdmModel:
     integrator: IntegratorSettings = field(default_factory=IntegratorSettings)
 
     def check(self) -> Model:
-        """The model, or ``ModelError`` listing what was left out that would change the motion."""
+        """The model, or ``ModelError`` listing what was left out that would change the motion, or
+        saying that the dataset has nothing to simulate (no PART besides the ground)."""
+        if not self.model.bodies:
+            raise ModelError(
+                f"{self.report.source}: the dataset defines no PART besides the ground: nothing to simulate; "
+                "add a PART with MASS, CM and IP (and its MARKERs)"
+            )
         missing = self.report.changes_motion
         if missing:
             lines = "\n  ".join(item.format() for item in missing)
@@ -306,7 +316,17 @@ class _Builder:
         values = tuple(values) if isinstance(values, tuple) else (values,)
         if len(values) != 3:
             raise self.fail(statement, f"{keyword} needs 3 numbers, got {len(values)}", keyword)
-        return np.array(values, dtype=float) * self.units.factor(dimension)
+        vector = np.array(values, dtype=float) * self.units.factor(dimension)
+        if not np.all(np.isfinite(vector)):
+            raise self.fail(statement, f"{keyword} must be finite numbers, got {', '.join(map(str, values))}", keyword)
+        if dimension == "length" and np.max(np.abs(vector)) > LARGEST_COORDINATE:
+            raise self.fail(
+                statement,
+                f"{keyword} is more than {LARGEST_COORDINATE:g} m from the origin; float64 cannot resolve a "
+                "mechanism there",
+                keyword,
+            )
+        return vector
 
     def scalar(self, statement: Statement, keyword: str, dimension: str, default: float | None = None) -> float:
         value = statement.get(keyword, default)
@@ -744,11 +764,12 @@ class _Builder:
             }[kind]
             texts = {label: template.format(i=i, j=j, rm=rm) for label, template in templates}
             components = {label: self.expression(statement, "I", text) for label, text in texts.items()}
+            locations = {label: (statement.line, statement.column) for label in components}
         else:
-            components = {
-                k.lower(): self.expression(statement, k) for k in (f"F{n}" for n in range(1, 9)) if statement.has(k)
-            }
-        self.requests.append(Request(name, components, comment))
+            given = [k for k in (f"F{n}" for n in range(1, 9)) if statement.has(k)]
+            components = {k.lower(): self.expression(statement, k) for k in given}
+            locations = {k.lower(): (statement.arguments[k].line, statement.arguments[k].column) for k in given}
+        self.requests.append(Request(name, components, comment, locations, self.source))
 
     def build_graphics(self, statement: Statement) -> None:
         shapes = [k for k in keywords.GRAPHICS_SHAPES if statement.has(k)] + (

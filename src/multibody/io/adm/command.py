@@ -13,10 +13,11 @@ from pathlib import Path
 from types import ModuleType
 
 
+from multibody.analysis.errors import AnalysisError
 from multibody.io.adm import read_adm
 from multibody.io.adm.acf import parse_acf
 from multibody.io.adm.report import ImportReport
-from multibody.io.adm.requests import request_outputs
+from multibody.io.adm.requests import evaluate_requests
 from multibody.results import Results
 from multibody.system.system import System
 
@@ -58,14 +59,20 @@ def dataset_module(path: str | Path, command_file: str | Path | None = None) -> 
 
     def write_requests(system: System, results: Results, output: str | Path) -> int:
         """Add every REQUEST's components to ``output`` as ``requests/<NAME>/<id>/<component>``
-        (dataset units); returns how many requests were written."""
-        outputs = request_outputs(imported.requests, system, results)
+        (dataset units); returns how many requests were written. A component that is not finite
+        is written as computed (NaN where it could not be), then an ``AnalysisError`` names it."""
+        outputs, failures = evaluate_requests(imported.requests, system, results)
         import h5py  # heavy: loaded when first used
 
         with h5py.File(output, "a") as file:
             for name, components in outputs.items():
                 for component, values in components.items():
                     file[f"requests/{name}/{component}"] = values
+        if failures:
+            more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+            raise AnalysisError(
+                f"{failures[0]}{more}; the REQUEST outputs are stored in {output} as computed", str(output)
+            )
         return len(outputs)
 
     module.write_requests = write_requests

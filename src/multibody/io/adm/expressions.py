@@ -3,29 +3,36 @@
 An expression such as ``-1E4*(DX(0202,0102)-0.5) - 10*VX(0202,0102) + STEP(TIME,0,0,1,100)`` is
 tokenized, parsed by recursive descent (Fortran precedence: ``**`` binds tighter than a unary
 sign, which binds tighter than ``*`` ``/``, then ``+`` ``-``) and turned into the source of one
-Python lambda, compiled with ``compile``. The lambda reads marker measurements from a
+Python function, compiled with ``exec``. The function reads marker measurements from a
 ``Measurements`` (``c``), marker indices bound at model compile time (``m``) and spline curves
 (``s``). Arithmetic is numpy's, so one expression evaluates a single instant (floats) or a whole
 results history (arrays).
 
+No input reaches the interpreter's limits, however deep or long: the descent runs on an explicit
+stack (each grammar rule is a generator that yields the rules it descends into, and ``_descend``
+drives them), and the function is straight-line code, one assignment per operation, so no
+nesting of parentheses or calls reaches Python's compiler.
+
 Values are in the dataset's units: measurements are divided by the SI size of their unit
-(``Units``), and the caller scales the result. ``VARVAL(id)`` is inlined (cycles are errors).
+(``Units``), and the caller scales the result. ``VARVAL(id)`` is inlined: the VARIABLE's
+expression is compiled into the same function once, and every VARVAL of it reads that value
+(cycles are errors).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
-from multibody.spatial.measurements import Measurements
 from multibody.io.adm import functions
 from multibody.io.adm.errors import AdmError, AdmSyntaxError
 from multibody.io.adm.units import Units
 from multibody.model.marker import Marker
+from multibody.spatial.measurements import Measurements
 
 TOKEN = re.compile(
     r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?P<degrees>[dD](?![A-Za-z0-9_]))?)"
@@ -162,8 +169,49 @@ class _Token:
     degrees: bool = False
 
 
+Rule = Generator["Rule", str, str]
+"""A grammar rule in the descent: yields the rules it descends into, is sent their code, returns its own."""
+
+_BLANK_TO_END = re.compile(r"\s*\Z")
+
+
+def _descend(rule: Rule) -> str:
+    """Run ``rule`` and every rule it yields on an explicit stack; the code of ``rule``."""
+    stack: list[Rule] = [rule]
+    value: str | None = None  # a rule just pushed is started with None
+    while True:
+        try:
+            inner = stack[-1].send(value)
+        except StopIteration as done:
+            stack.pop()
+            if not stack:
+                return done.value
+            value = done.value
+            continue
+        stack.append(inner)
+        value = None
+
+
+@dataclass
+class _Output:
+    """What the compilers of one expression (and of the VARIABLEs it inlines) emit together: one
+    assignment per operation, the markers and curves read, what is needed, VARIABLE values."""
+
+    statements: list[str] = field(default_factory=list)
+    markers: list[Marker] = field(default_factory=list)
+    curves: list[functions.Curve] = field(default_factory=list)
+    needs: set[str] = field(default_factory=set)
+    variables: dict[int, str] = field(default_factory=dict)
+
+    def emit(self, code: str) -> str:
+        """Assign ``code`` to a new local of the function; its name."""
+        name = f"t{len(self.statements)}"
+        self.statements.append(f"{name} = {code}")
+        return name
+
+
 class _Compiler:
-    """Recursive-descent parser that emits Python source as it goes."""
+    """Recursive-descent parser that emits Python statements as it goes (see ``_descend``)."""
 
     def __init__(
         self,
@@ -173,6 +221,7 @@ class _Compiler:
         resolver: Resolver | None,
         units: Units,
         inlining: tuple[int, ...] = (),
+        output: _Output | None = None,
     ) -> None:
         self.text = text
         self.locate = locate
@@ -180,17 +229,13 @@ class _Compiler:
         self.resolver = resolver
         self.units = units
         self.inlining = inlining
+        self.output = _Output() if output is None else output
         self.tokens = self._tokenize()
         self.position = 0
-        self.markers: list[Marker] = []
-        self.curves: list[functions.Curve] = []
-        self.needs: set[str] = set()
 
     def _tokenize(self) -> list[_Token]:
         tokens, at = [], 0
-        while at < len(self.text):
-            if self.text[at:].strip() == "":
-                break
+        while not _BLANK_TO_END.match(self.text, at):
             found = TOKEN.match(self.text, at)
             if found is None or found.end() == at:
                 start = len(self.text) - len(self.text[at:].lstrip())
@@ -204,7 +249,7 @@ class _Compiler:
 
     def _error(self, expected: str, offset: int) -> AdmSyntaxError:
         line, column = self.locate(offset)
-        return AdmSyntaxError(f"in expression {self.text!r}: expected {expected}", line, column, self.source)
+        return AdmSyntaxError(f"in expression {_shown(self.text)}: expected {expected}", line, column, self.source)
 
     def _where(self, token: _Token) -> tuple[int, int]:
         return self.locate(token.offset)
@@ -222,43 +267,50 @@ class _Compiler:
         return token
 
     def compile(self) -> str:
-        code = self.expression()
+        """The code of the whole text: a literal, a name of the function's locals, or ``c.time``."""
+        return _descend(self.whole())
+
+    def whole(self) -> Rule:
+        code = yield self.expression()
         if self.current.kind != "end":
             raise self._error(
                 f"an operator or the end of the expression, found {self.current.text!r}", self.current.offset
             )
         return code
 
-    def expression(self) -> str:
-        return self._left_to_right(self.term, ("+", "-"))
+    def expression(self) -> Rule:
+        return (yield from self._left_to_right(self.term, ("+", "-")))
 
-    def term(self) -> str:
-        return self._left_to_right(self.unary, ("*", "/"))
+    def term(self) -> Rule:
+        return (yield from self._left_to_right(self.unary, ("*", "/")))
 
-    def _left_to_right(self, operand: Callable[[], str], operators: tuple[str, str]) -> str:
+    def _left_to_right(self, operand: Callable[[], Rule], operators: tuple[str, str]) -> Rule:
         """``operand (operator operand)*``, grouped from the left."""
-        code = operand()
+        code = yield operand()
         while self.current.text in operators:
             operator = self.current.text
             self.position += 1
-            code = f"({code} {operator} {operand()})"
+            right = yield operand()
+            code = self.output.emit(f"{code} {operator} {right}")
         return code
 
-    def unary(self) -> str:
+    def unary(self) -> Rule:
         if self.current.text in ("+", "-"):
             operator = self.current.text
             self.position += 1
-            return f"({operator}{self.unary()})"
-        return self.power()
+            operand = yield self.unary()
+            return self.output.emit(f"{operator}{operand}")
+        return (yield self.power())
 
-    def power(self) -> str:
-        base = self.atom()
+    def power(self) -> Rule:
+        base = yield self.atom()
         if self.current.text in ("**", "^"):
             self.position += 1
-            return f"({base} ** {self.unary()})"
+            exponent = yield self.unary()
+            return self.output.emit(f"{base} ** {exponent}")
         return base
 
-    def atom(self) -> str:
+    def atom(self) -> Rule:
         token = self.current
         if token.kind == "number":
             self.position += 1
@@ -268,14 +320,14 @@ class _Compiler:
             return repr(float(np.radians(value)) if token.degrees else value)
         if token.text == "(":
             self.position += 1
-            code = self.expression()
+            code = yield self.expression()
             self._take(")", "')'")
             return code
         if token.kind == "name":
             self.position += 1
             name = token.text.upper()
             if self.current.text == "(":
-                return self.call(name, token)
+                return (yield from self.call(name, token))
             return self.name(name, token)
         found = token.text or "the end of the expression"
         raise self._error(f"a number, a name or '(', found {found!r}", token.offset)
@@ -284,15 +336,15 @@ class _Compiler:
         if name in CONSTANTS:
             return CONSTANTS[name]
         if name == "TIME":
-            self.needs.add("time")
+            self.output.needs.add("time")
             return f"(c.time / {self.units.factor('time')!r})"
         raise self._unsupported(f"name {name} (known names: TIME, PI, DTOR, RTOD)", token)
 
     def _unsupported(self, what: str, token: _Token) -> UnsupportedFunction:
         line, column = self._where(token)
-        return UnsupportedFunction(f"unsupported {what} in expression {self.text!r}", line, column, self.source)
+        return UnsupportedFunction(f"unsupported {what} in expression {_shown(self.text)}", line, column, self.source)
 
-    def arguments(self, name: str) -> list[tuple[str, _Token]]:
+    def arguments(self, name: str) -> Generator[Rule, str, list[tuple[str, _Token]]]:
         """The call's arguments as (code, first token); IF separates its first with ':'."""
         self._take("(", "'('")
         arguments: list[tuple[str, _Token]] = []
@@ -301,28 +353,28 @@ class _Compiler:
             return arguments
         while True:
             first = self.current
-            arguments.append((self.expression(), first))
+            arguments.append(((yield self.expression()), first))
             separator = ":" if name == "IF" and len(arguments) == 1 else ","
             if self.current.text == ")":
                 self.position += 1
                 return arguments
             self._take(separator, f"'{separator}' or ')' in the arguments of {name}")
 
-    def call(self, name: str, token: _Token) -> str:
-        arguments = self.arguments(name)
+    def call(self, name: str, token: _Token) -> Rule:
+        arguments = yield from self.arguments(name)
         codes = [code for code, _ in arguments]
         if name == "IF":
             self._count(name, arguments, 4, 4, token)
-            return f"F.if_sign({', '.join(codes)})"
+            return self.output.emit(f"F.if_sign({', '.join(codes)})")
         if name in PURE:
             function, fewest, most = PURE[name]
             self._count(name, arguments, fewest, most, token)
             if name in ("STEP", "STEP5", "HAVSIN"):
                 self._increasing(name, arguments[1], arguments[3])
-            return f"{function}({', '.join(codes)})"
+            return self.output.emit(f"{function}({', '.join(codes)})")
         if name == "VARVAL":
             self._count(name, arguments, 1, 1, token)
-            return self.variable(self._id(arguments[0], name), token)
+            return (yield from self.variable(self._id(arguments[0], name), token))
         if name in ("AKISPL", "CUBSPL"):
             self._count(name, arguments, 3, 4, token)
             method = "akima" if name == "AKISPL" else "cubic"
@@ -332,9 +384,9 @@ class _Compiler:
                 raise self._error(
                     f"the derivative order of {name} to be 0, 1 or 2, got {order}", arguments[3][1].offset
                 )
-            self.curves.append(curve)
-            return f"s[{len(self.curves) - 1}]({codes[0]}, {order})"
-        return self.measure(name, arguments, token)
+            self.output.curves.append(curve)
+            return self.output.emit(f"s[{len(self.output.curves) - 1}]({codes[0]}, {order})")
+        return self.output.emit(self.measure(name, arguments, token))
 
     def measure(self, name: str, arguments: list[tuple[str, _Token]], token: _Token) -> str:
         stem, component = name[:-1], name[-1]
@@ -348,8 +400,8 @@ class _Compiler:
             self._count(name, arguments, 1, 3 if name != "DM" and name != "WM" else 2, token)
             markers = self._markers(arguments, name)
             if len(arguments) == 3:  # the frame L of a rate, which is the 4th argument of the vector form
-                i, j, l = markers.split(", ")
-                markers = f"{i}, {j}, None, {l}"
+                i, j, frame = markers.split(", ")
+                markers = f"{i}, {j}, None, {frame}"
             return self._scaled(f"np.linalg.norm(c.{method}({markers}), axis=-1)", dimension, need)
         if name == "VR":
             self._count(name, arguments, 1, 3, token)
@@ -358,14 +410,14 @@ class _Compiler:
             method, which = ANGLES[name]
             self._count(name, arguments, 1, 2, token)
             markers = self._markers(arguments, name) + (", None" if len(arguments) == 1 else "")
-            self.needs.add("state")
+            self.output.needs.add("state")
             return f"c.{method}({markers}, {which})"
         if name == "ORIENT":
             self._count(name, arguments, 3, 4, token)
             kind, component = self._id(arguments[0], name), self._id(arguments[1], name)
             if kind != 27 or component not in (1, 2, 3, 4):
                 raise self._unsupported(f"ORIENT({kind}, {component}, ...): only type 27 (Euler parameters 1-4)", token)
-            self.needs.add("state")
+            self.output.needs.add("state")
             return f"c.euler_parameters({self._markers(arguments[2:], name)})[..., {component - 1}]"
         if name in NET_LOADS:
             self._count(name, arguments, 2, 3, token)
@@ -387,7 +439,7 @@ class _Compiler:
 
     def _load_component(self, wrench: str, component: int) -> str:
         """A force (0-2), torque (3-5), force magnitude (-1) or torque magnitude (-2) of a wrench."""
-        self.needs.add("loads")
+        self.output.needs.add("loads")
         if component == -1:
             return self._scaled(f"np.linalg.norm({wrench}[..., :3], axis=-1)", "force", "loads")
         if component == -2:
@@ -395,7 +447,7 @@ class _Compiler:
         return self._scaled(f"{wrench}[..., {component}]", "force" if component < 3 else "torque", "loads")
 
     def _scaled(self, code: str, dimension: str, need: str) -> str:
-        self.needs.add(need)
+        self.output.needs.add(need)
         return f"({code} / {self.units.factor(dimension)!r})"
 
     def _increasing(self, name: str, start: tuple[str, _Token], end: tuple[str, _Token]) -> None:
@@ -436,29 +488,23 @@ class _Compiler:
                 slots.append("None")
                 continue
             marker = self._resolver(argument[1]).marker(marker_id, *self._where(argument[1]))
-            if marker not in self.markers:
-                self.markers.append(marker)
-            slots.append(f"m[{self.markers.index(marker)}]")
+            if marker not in self.output.markers:
+                self.output.markers.append(marker)
+            slots.append(f"m[{self.output.markers.index(marker)}]")
         return ", ".join(slots)
 
-    def variable(self, variable_id: int, token: _Token) -> str:
+    def variable(self, variable_id: int, token: _Token) -> Rule:
+        """The value of VARIABLE ``variable_id``: its expression compiled into this function once."""
         if variable_id in self.inlining:
             chain = " -> ".join(f"VARIABLE/{v}" for v in (*self.inlining, variable_id))
             line, column = self._where(token)
             raise AdmError(f"variables refer to each other in a cycle: {chain}", line, column, self.source)
-        text, locate = self._resolver(token).variable(variable_id, *self._where(token))
-        inner = _Compiler(text, locate, self.source, self.resolver, self.units, (*self.inlining, variable_id))
-        code = inner.compile()
-        # Renumber the inner expression's marker and curve slots into this one's.
-        for k, marker in enumerate(inner.markers):
-            if marker not in self.markers:
-                self.markers.append(marker)
-            code = code.replace(f"m[{k}]", f"m[@{self.markers.index(marker)}]")
-        for k, curve in enumerate(inner.curves):
-            self.curves.append(curve)
-            code = code.replace(f"s[{k}]", f"s[@{len(self.curves) - 1}]")
-        self.needs |= inner.needs
-        return f"({code.replace('[@', '[')})"
+        if variable_id not in self.output.variables:
+            text, locate = self._resolver(token).variable(variable_id, *self._where(token))
+            inlining = (*self.inlining, variable_id)
+            inner = _Compiler(text, locate, self.source, self.resolver, self.units, inlining, self.output)
+            self.output.variables[variable_id] = yield inner.whole()
+        return self.output.variables[variable_id]
 
 
 def compile_expression(
@@ -472,6 +518,19 @@ def compile_expression(
     character of it (default: line 1, column offset + 1)."""
     locate = locate or (lambda offset: (1, offset + 1))
     compiler = _Compiler(text, locate, source, resolver, units)
-    code = compiler.compile()
-    function = eval(f"lambda c, m, s: {code}", {"F": functions, "np": np, "__builtins__": {}})
-    return Expression(text, code, tuple(compiler.markers), tuple(compiler.curves), frozenset(compiler.needs), function)
+    value = compiler.compile()
+    output = compiler.output
+    code = "".join(f"    {statement}\n" for statement in output.statements) + f"    return {value}\n"
+    namespace = {"F": functions, "np": np, "__builtins__": {}}
+    exec(f"def expression(c, m, s):\n{code}", namespace)
+    return Expression(
+        text, code, tuple(output.markers), tuple(output.curves), frozenset(output.needs), namespace["expression"]
+    )
+
+
+def _shown(text: str, longest: int = 60) -> str:
+    """``text`` quoted for a message, its middle cut out when it is longer than ``longest``."""
+    if len(text) <= longest:
+        return repr(text)
+    half = longest // 2
+    return repr(f"{text[:half]} ... {text[-half:]}")

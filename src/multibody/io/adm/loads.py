@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from multibody.spatial.measurements import Measurements
 from multibody.io.adm.expressions import Expression
 from multibody.model.forces.expression import BoundLaw
 from multibody.model.marker import Marker
+from multibody.spatial.measurements import Measurements
 
 
 def _union(*groups: Sequence[Marker | None]) -> tuple[Marker, ...]:
@@ -41,6 +41,8 @@ def _bound(
         try:
             with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
                 value = float(bound(measurements))
+        except OverflowError:
+            raise ValueError(f"{owner}: {expression.text!r} overflows at t = {measurements.time:g} s") from None
         except (ValueError, ArithmeticError) as error:
             raise ValueError(f"{owner}: {expression.text!r} at t = {measurements.time:g} s: {error}") from None
         if not np.isfinite(value):

@@ -183,7 +183,7 @@ def parse_statement(text: StatementText, schemas: dict[str, Schema]) -> Statemen
             ) from None
         if keyword is None:
             unknown.append(Unknown(f"{name} keyword {key_word.upper()}", key_line, key_column))
-            _skip_value(cursor)
+            _skip_value(cursor, schema)
             continue
         if keyword in arguments:
             raise AdmSyntaxError(f"{name} keyword {keyword} given twice", key_line, key_column, text.source)
@@ -199,11 +199,12 @@ def parse_statement(text: StatementText, schemas: dict[str, Schema]) -> Statemen
         cursor.skip_space()
         offset = cursor.at
         value_line, value_column = cursor.where()
-        arguments[keyword] = Argument(keyword, _value(cursor, kind, keyword), value_line, value_column, offset)
+        value = _value(cursor, kind, keyword, schema)
+        arguments[keyword] = Argument(keyword, value, value_line, value_column, offset)
     return Statement(name, id_value, id_text, arguments, text, line, column, tuple(unknown))
 
 
-def _value(cursor: _Cursor, kind: str, keyword: str) -> object:
+def _value(cursor: _Cursor, kind: str, keyword: str, schema: Schema) -> object:
     if kind in ("real", "reals"):
         values = _numbers(cursor, keyword)
         if kind == "real":
@@ -223,7 +224,7 @@ def _value(cursor: _Cursor, kind: str, keyword: str) -> object:
             words.append(cursor.match(WORD, f"a name after ':' in {keyword}").group().upper())
         return tuple(words)
     if kind == "expr":
-        return _expression_text(cursor, keyword)
+        return _expression_text(cursor, keyword, schema)
     rest = cursor.text[cursor.at :].strip()
     cursor.at = len(cursor.text)
     return rest
@@ -264,9 +265,16 @@ def _next_is(cursor: _Cursor, pattern: re.Pattern[str]) -> bool:
     return following >= len(cursor.text) or cursor.text[following] in ",\\"
 
 
-def _expression_text(cursor: _Cursor, keyword: str) -> str:
-    """The raw text of a function expression: up to a ',' or '\\' outside parentheses."""
+def _expression_text(cursor: _Cursor, keyword: str, schema: Schema | None = None) -> str:
+    """The raw text of a function expression: up to a ',' or '\\' outside parentheses, or the end.
+
+    A continuation line's leading ',' is ADAMS's continuation mark, not a separator: the line's
+    text is joined to the expression (the comma becomes a blank, so positions stay those of the
+    file), inside parentheses or after an operator alike, ``1.0*`` / ``, 2.0`` as ``1.0*`` /
+    ``, TIME``. It starts the next argument instead when the expression is complete and the line
+    starts with ``WORD =`` or with a flag keyword of the statement (``schema``)."""
     start, depth = cursor.at, 0
+    joined: list[int] = []  # offsets of continuation commas that belong to the expression
     while cursor.at < len(cursor.text):
         char = cursor.text[cursor.at]
         if char == "(":
@@ -275,23 +283,65 @@ def _expression_text(cursor: _Cursor, keyword: str) -> str:
             depth -= 1
             if depth < 0:
                 raise cursor.error(f"no ')' without a matching '(' in the expression of {keyword}")
+        elif char == "," and _continues(cursor, start, depth, schema):
+            joined.append(cursor.at)
         elif char in ",\\" and depth == 0:
             break
         cursor.at += 1
     if depth > 0:
         raise cursor.error(f"')' to close the expression of {keyword}")
-    text = cursor.text[start : cursor.at].strip()
+    text = cursor.text[start : cursor.at]
+    for offset in joined:
+        text = f"{text[: offset - start]} {text[offset - start + 1 :]}"
+    text = text.strip()
     if not text:
         raise cursor.error(f"an expression for {keyword}", start)
     return text
 
 
-def _skip_value(cursor: _Cursor) -> None:
+CONTINUED = re.compile(r"(?:\*\*|[-+*/^(:])\s*$")
+"""An expression that ends like this (an operator, '(' or IF's ':') goes on."""
+
+
+def _starts_continuation_line(text: StatementText, at: int) -> bool:
+    """Whether character ``at`` is the first non-blank one of a continuation line."""
+    before = at - 1
+    while before >= 0 and text.lines[before] == text.lines[at]:
+        if not text.text[before].isspace():
+            return False
+        before -= 1
+    return before >= 0
+
+
+def _continues(cursor: _Cursor, start: int, depth: int, schema: Schema | None) -> bool:
+    """Whether the ',' at ``cursor.at`` is the mark of a continuation line that continues the
+    expression that began at ``start``."""
+    at = cursor.at
+    if not _starts_continuation_line(cursor.source, at):
+        return False  # a ',' inside a line separates arguments
+    so_far = cursor.text[start:at]
+    if depth > 0 or not so_far.strip() or CONTINUED.search(so_far):
+        return True
+    after = SPACE.match(cursor.text, at + 1).end()
+    word = WORD.match(cursor.text, after)
+    if word is None:
+        return True  # an operator, a number, a '(' go on with the expression
+    following = SPACE.match(cursor.text, word.end()).end()
+    if following < len(cursor.text) and cursor.text[following] == "=":
+        return False  # ``, KEYWORD = value``
+    try:
+        is_keyword = schema is not None and resolve(word.group(), schema) is not None
+    except AmbiguousKeyword:
+        is_keyword = True
+    return not is_keyword
+
+
+def _skip_value(cursor: _Cursor, schema: Schema) -> None:
     """Step over the value (if any) of a keyword the reader does not know."""
     if cursor.peek() != "=":
         return
     cursor.at += 1
-    _expression_text(cursor, "an unknown keyword")
+    _expression_text(cursor, "an unknown keyword", schema)
     while _next_is(cursor, NUMBER):
         cursor.at += 1
         cursor.match(NUMBER, "a number")

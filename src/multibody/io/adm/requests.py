@@ -10,10 +10,11 @@ import os
 
 import numpy as np
 
+from multibody.io.adm.builder import Request
+from multibody.io.adm.errors import AdmError
+from multibody.results import Results
 from multibody.spatial.measurements import ElementWrench, Measurements
 from multibody.spatial.rotations import FloatArray, rotation_from_euler_parameters
-from multibody.io.adm.builder import Request
-from multibody.results import Results
 from multibody.system.system import System
 
 
@@ -60,19 +61,52 @@ def history_measurements(system: System, results: Results) -> Measurements:
 def request_outputs(
     requests: tuple[Request, ...], system: System, results: Results
 ) -> dict[str, dict[str, FloatArray]]:
-    """``{request name: {component: (T,) values}}`` in the dataset's units."""
+    """``{request name: {component: (T,) values}}`` in the dataset's units; an ``AdmError`` naming
+    the request, the component and its line when a value is not a finite number."""
+    outputs, failures = evaluate_requests(requests, system, results)
+    if failures:
+        raise failures[0]
+    return outputs
+
+
+def evaluate_requests(
+    requests: tuple[Request, ...], system: System, results: Results
+) -> tuple[dict[str, dict[str, FloatArray]], list[AdmError]]:
+    """The outputs of ``request_outputs``, every component computed (NaN where its expression
+    raised, as an overflow of constants does), and one located ``AdmError`` per component that is
+    not finite at some output instant."""
     measurements = history_measurements(system, results)
     index = {name: k for k, name in enumerate(system.marker_names)}
     shape = results.time.shape
     outputs: dict[str, dict[str, FloatArray]] = {}
+    failures: list[AdmError] = []
     for request in requests:
-        outputs[request.name] = {
-            component: np.broadcast_to(
-                expression.bind([index[m.full_name] for m in expression.markers])(measurements), shape
-            ).astype(float)
-            for component, expression in request.components.items()
-        }
-    return outputs
+        outputs[request.name] = {}
+        for component, expression in request.components.items():
+            line, column = request.locations.get(component, (0, 0))
+            try:
+                with np.errstate(all="ignore"):
+                    value = expression.bind([index[m.full_name] for m in expression.markers])(measurements)
+                    values = np.broadcast_to(value, shape).astype(float)
+            except (ArithmeticError, ValueError) as error:
+                values = np.full(shape, np.nan)
+                why = "overflows" if isinstance(error, OverflowError) else f"cannot be evaluated ({error})"
+                why = f"{expression.text!r} {why}"
+                failures.append(AdmError(f"{request.name}, component {component}: {why}", line, column, request.source))
+            else:
+                bad = np.flatnonzero(~np.isfinite(values))
+                if bad.size:
+                    failures.append(
+                        AdmError(
+                            f"{request.name}, component {component}: {expression.text!r} is {values[bad[0]]} at "
+                            f"t = {results.time[bad[0]]:g} s ({bad.size} of {values.size} output instants)",
+                            line,
+                            column,
+                            request.source,
+                        )
+                    )
+            outputs[request.name][component] = values
+    return outputs, failures
 
 
 def load_requests(path: str | os.PathLike[str]) -> dict[str, dict[str, FloatArray]]:

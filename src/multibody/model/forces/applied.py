@@ -9,7 +9,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from multibody.model.element import ModelError
+from multibody.model.element import LawError, ModelError
 from multibody.model.forces.base import ForceElement
 from multibody.model.functions import TimeFunction
 from multibody.model.marker import Marker
@@ -55,8 +55,8 @@ class _AppliedLoad(ForceElement):
             except (TypeError, ValueError):
                 arity = 1
             if arity >= 2:
-                return lambda t, state: np.asarray(value(t, state), dtype=float)
-            return lambda t, state: np.asarray(value(t), dtype=float)
+                return self._checked(lambda t, state: value(t, state))
+            return self._checked(lambda t, state: value(t))
         items = list(value) if isinstance(value, (list, tuple, np.ndarray)) else None
         if items is None or len(items) != 3:
             raise ModelError(
@@ -64,7 +64,7 @@ class _AppliedLoad(ForceElement):
                 f"or a callable f(t) / f(t, state) returning 3 components; got {value!r}"
             )
         if all(isinstance(c, TimeFunction) or callable(c) for c in items):
-            return lambda t, state: np.array([c(t) for c in items], dtype=float)
+            return self._checked(lambda t, state: [c(t) for c in items])
         try:
             constant = np.asarray(items, dtype=float)
         except (TypeError, ValueError):
@@ -74,6 +74,30 @@ class _AppliedLoad(ForceElement):
         if not np.all(np.isfinite(constant)):
             raise ModelError(f"{self.describe()}: components must be finite, got {value!r}")
         return lambda t, state: constant
+
+    def _checked(self, user_law: Callable[[float, MarkerState], object]) -> LoadLaw:
+        """``user_law`` whose every failure is a ``LawError`` naming this element and the time:
+        an exception it raises, a value that is not 3 numbers."""
+        owner, unit = self.describe(), self.unit
+
+        def law(t: float, state: MarkerState) -> NDArray[np.float64]:
+            try:
+                value = user_law(t, state)
+            except Exception as error:
+                raise LawError(
+                    f"{owner}: its load function raised {type(error).__name__}: {error} at t = {t:.6g} s"
+                ) from error
+            try:
+                vector = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                vector = None
+            if vector is None or vector.shape != (3,):
+                raise LawError(
+                    f"{owner}: its load function returned {value!r} at t = {t:.6g} s; it must return 3 numbers [{unit}]"
+                )
+            return vector  # a non-finite value is the integrator's: it retries smaller steps, then names us
+
+        return law
 
 
 class PointForce(_AppliedLoad):

@@ -16,10 +16,10 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from multibody.spatial.measurements import Measurements
 from multibody.model.element import ModelError
 from multibody.model.forces.base import ForceElement
 from multibody.model.marker import Marker
+from multibody.spatial.measurements import Measurements
 
 BoundLaw = Callable[[Measurements], tuple[NDArray[np.float64], NDArray[np.float64]]]
 """``measurements -> (force (3,) [N], torque (3,) [N m])``, world components."""

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from multibody.model.element import ModelError
 from multibody.model.forces.base import ForceElement
 from multibody.model.functions import TimeFunction, as_time_function
 from multibody.model.joints.revolute import Revolute
-from multibody.model.marker import Marker
+from multibody.model.marker import Marker, real_number
 
 
 def _non_negative(owner: str, what: str, value: float, unit: str) -> float:
-    if not np.isfinite(value) or value < 0.0:
+    number = real_number(owner, f"{what} [{unit}]", value)
+    if number < 0.0:
         raise ModelError(f"{owner}: {what} must be a finite number >= 0, got {value!r} {unit}")
-    return float(value)
+    return number
 
 
 class SpringDamper(ForceElement):
@@ -42,9 +41,7 @@ class SpringDamper(ForceElement):
         self.stiffness = _non_negative(owner, "stiffness", stiffness, "N/m")
         self.damping = _non_negative(owner, "damping", damping, "N s/m")
         self.free_length = _non_negative(owner, "free_length", free_length, "m")
-        if not np.isfinite(preload):
-            raise ModelError(f"{owner}: preload must be finite, got {preload!r} N")
-        self.preload = float(preload)
+        self.preload = real_number(owner, "preload [N]", preload)
         self.actuator = None if actuator is None else as_time_function(actuator)
 
 
@@ -72,7 +69,5 @@ class TorsionSpring(ForceElement):
         self.joint = joint
         self.stiffness = _non_negative(owner, "stiffness", stiffness, "N m/rad")
         self.damping = _non_negative(owner, "damping", damping, "N m s/rad")
-        if not (np.isfinite(free_angle) and np.isfinite(preload)):
-            raise ModelError(f"{owner}: free_angle and preload must be finite")
-        self.free_angle = float(free_angle)
-        self.preload = float(preload)
+        self.free_angle = real_number(owner, "free_angle [rad]", free_angle)
+        self.preload = real_number(owner, "preload [N m]", preload)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from multibody.model.element import ModelError
 from multibody.model.joints.base import ConstraintRow, Joint
-from multibody.model.marker import Marker
+from multibody.model.marker import Marker, real_number
 
 
 class Screw(Joint):
@@ -19,6 +17,7 @@ class Screw(Joint):
 
     def __init__(self, name: str, i_marker: Marker, j_marker: Marker, pitch: float) -> None:
         super().__init__(name, i_marker, j_marker)
-        if not np.isfinite(pitch) or pitch == 0.0:
+        pitch = real_number(self.describe(), "pitch [m]", pitch)
+        if pitch == 0.0:
             raise ModelError(f"{self.describe()}: pitch must be a finite, non-zero length per turn, got {pitch!r} m")
         self.pitch = float(pitch)

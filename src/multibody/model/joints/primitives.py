@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from multibody.model.element import ModelError
 from multibody.model.joints.base import (
     NO_ROTATION_ABOUT_Z,
@@ -14,7 +12,7 @@ from multibody.model.joints.base import (
     in_plane,
     perpendicular,
 )
-from multibody.model.marker import Marker
+from multibody.model.marker import Marker, real_number
 
 
 class AtPoint(Joint):
@@ -67,7 +65,8 @@ class Distance(Joint):
 
     def __init__(self, name: str, i_marker: Marker, j_marker: Marker, distance: float) -> None:
         super().__init__(name, i_marker, j_marker)
-        if not np.isfinite(distance) or distance <= 0.0:
+        distance = real_number(self.describe(), "distance [m]", distance)
+        if distance <= 0.0:
             raise ModelError(
                 f"{self.describe()}: distance must be positive, got {distance!r} m (use AtPoint for coincident origins)"
             )
