@@ -245,7 +245,7 @@ def test_a_load_function_returning_no_3_vector_is_named(returned: object) -> Non
 def test_a_load_not_finite_at_the_start_is_named(formulation: str) -> None:
     # Before: the integrator carried the NaN forward and never finished. Later in a run a NaN load
     # makes the integrator retry smaller steps and then fail naming the element (test_cli).
-    with pytest.raises(mb.AnalysisError, match=r"force element 'push' gives a load that is not finite at t = 0 s"):
+    with pytest.raises(mb.AnalysisError, match=r"force element 'push' returned a non-finite load at t = 0 s"):
         mb.dynamics(pendulum(lambda t: (0.0, np.nan, 0.0)), 0.1, 0.01, formulation=formulation)
 
 
@@ -320,7 +320,7 @@ def test_a_lock_up_names_the_constraints_that_lock_not_a_round_off_violation() -
     # lock are the loop's, all four pins (the smallest singular value's direction of G).
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", mb.RedundantConstraintWarning)
-        with pytest.raises(mb.AnalysisError, match="closest to dependent") as caught:
+        with pytest.raises(mb.AnalysisError, match="dependent here") as caught:
             mb.dynamics(rhombus(1e-6), 0.1, 0.01)
     message = str(caught.value)
     assert "largest constraint violation" not in message

@@ -140,7 +140,7 @@ def check_initial_loads(system: System, state: State) -> None:
     finite = np.all(np.isfinite(np.column_stack([loads.force_W, loads.torque_W])), axis=1)
     if not np.all(finite):
         names = ", ".join(f"'{system.force_names[k]}'" for k in np.flatnonzero(~finite))
-        raise ValueError(f"force element {names} gives a load that is not finite at t = {state.t:g} s")
+        raise ValueError(f"force element {names} returned a non-finite load at t = {state.t:g} s")
 
 
 def failed_at_start(system: System, analysis: str, output: str | None, error: Exception) -> AnalysisError:
