@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_failures import pendulum
 
 import multibody as mb
 from multibody.analysis.errors import AnalysisError
@@ -34,18 +35,8 @@ def nan_at_start(t: float) -> tuple[float, float, float]:
 
 
 def pushed_pendulum() -> mb.Model:
-    """A 1 kg bob on a 0.5 m arm (revolute about world y) pushed by ``nan_at_start``."""
-    model = mb.Model("pushed")
-    bob = model.add(mb.RigidBody("bob", 1.0, (0.01, 0.01, 0.01), position=(0.5, 0.0, 0.0)))
-    model.add(
-        mb.Revolute(
-            "pivot",
-            bob.add_marker("pivot", z_axis=(0, 1, 0), frame="world"),
-            model.ground.add_marker("pivot", z_axis=(0, 1, 0)),
-        )
-    )
-    model.add(mb.PointForce("push", bob.add_marker("cm"), nan_at_start))
-    return model
+    """The pendulum of ``test_failures`` pushed by ``nan_at_start``."""
+    return pendulum(nan_at_start)
 
 
 @pytest.mark.parametrize(
