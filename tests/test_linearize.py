@@ -1,8 +1,8 @@
 """Linearization and eigen-analysis against closed forms, a published example and the nonlinear model.
 
 References:
-- the stiff two-mass chain of the ADAMS algorithm chapter (../shared/references/002_*, section
-  4.5.4): k1 = 10 N/mm, k2 = 1e6 N/mm, m1 = m2 = 1 kg, "first frequency 11.25 Hz, second
+- the stiff two-mass chain of the ADAMS algorithm chapter (section 4.5.4; excerpt and source in
+  tests/data/adams_stiff_two_mass_chain/): k1 = 10 N/mm, k2 = 1e6 N/mm, m1 = m2 = 1 kg, "first frequency 11.25 Hz, second
   7117.6 Hz"; with c1 = 0.1 N s/mm and c2 = 1e5 N s/mm the eigenvalues are the roots of the
   hand-derived characteristic polynomial det(M s^2 + C s + K) of the 2-DOF chain;
 - a pendulum (``examples/pendulum.py``): small-oscillation frequency sqrt(m g d / I_O) / (2 pi)

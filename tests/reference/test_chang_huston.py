@@ -10,7 +10,7 @@ hits the free end of S2's link 9 (point d); the common normal is Y and e = 0.8.
 The paper's generalized speeds (its eq 63): per chain the absolute angular rate of link 1,
 then the relative angular rates of links 2..9, and for S2 also the X and Y velocity of the open
 end of link 1 (y_2,10, y_2,11). The printed values (excerpt
-../shared/references/000_c597fbb20e0cbc49.excerpts.txt, line 191: eqs 68-70 and Table 1) are
+tests/data/chang_huston_2001/excerpt.txt, with its SOURCE.md: eqs 68-70 and Table 1) are
 rounded to the digits shown, so each is checked to half a unit of its last printed digit.
 """
 
