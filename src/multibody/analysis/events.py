@@ -150,8 +150,8 @@ class EventDrivenIntegrator:
         state, dissipated, input_work = start
         self.form = self._formulation()
         alpha = self.method in ALPHA_METHODS
+        # The layout of y (the same for both families of methods) and the failure diagnosis.
         self.layout = MechanicalDAE(self.form, "I3" if alpha else self.method)
-        """the layout of ``y`` (the same for both families of methods) and the failure diagnosis"""
         self.problem = Index3Mechanics(self.form) if alpha else self.layout
         evaluation = self.form.evaluate(state.q, state.v, state.t, state.x)
         acceleration, lam = self.form.accelerations(evaluation)

@@ -67,21 +67,6 @@ class CoordinateLayout:
             x_offset += nx
         return cls(tuple(blocks))
 
-    @property
-    def n_q(self) -> int:
-        """Number of position coordinates."""
-        return sum(b.nq for b in self.blocks)
-
-    @property
-    def n_v(self) -> int:
-        """Number of velocity coordinates."""
-        return sum(b.nv for b in self.blocks)
-
-    @property
-    def n_x(self) -> int:
-        """Number of first-order states."""
-        return sum(b.nx for b in self.blocks)
-
     def states_of(self, owner: str) -> slice:
         """Where element ``owner``'s first-order states are in ``x`` (KeyError names the owners)."""
         for block in self.blocks:

@@ -244,18 +244,6 @@ def position_rate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def inverse_mass_blocks(mass: np.ndarray, inertia: np.ndarray) -> np.ndarray:
-    """Inverse of each body's 6x6 mass block ``diag(m I, J_B)``: (nb, 6, 6)."""
-    nb = mass.size
-    blocks = np.zeros((nb, 6, 6))
-    for b in range(nb):
-        for k in range(3):
-            blocks[b, k, k] = 1.0 / mass[b]
-        blocks[b, 3:, 3:] = np.linalg.inv(inertia[b])
-    return blocks
-
-
-@njit(cache=True)
 def normalized_positions(q: np.ndarray) -> np.ndarray:
     """``q`` (7 nb,) with every body's Euler parameters projected back to unit norm."""
     out = q.copy()
