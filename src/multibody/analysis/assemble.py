@@ -18,13 +18,13 @@ from multibody.analysis.errors import AssemblyError
 from multibody.analysis.model_input import as_system
 from multibody.analysis.output import output_frame, results_layout
 from multibody.formulation import frames as kinematics
-from multibody.spatial import rotations
 from multibody.formulation.cartesian import CartesianFormulation
-from multibody.spatial.rotations import FloatArray
 from multibody.formulation.state import State
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
 from multibody.solve.linear import Factorization, Matrix, SingularMatrixError, dependent_rows, to_dense
+from multibody.spatial import rotations
+from multibody.spatial.rotations import FloatArray
 from multibody.system.compile import settle_redundancy, warn_redundancy
 from multibody.system.system import ConstraintRows, System
 

@@ -101,11 +101,6 @@ def dynamics(
             f"model '{system.name}' has contact pairs ({', '.join(system.contacts.names)}); "
             "event-driven contact needs formulation='cartesian'"
         )
-    if formulation == "kane" and (system.n_states or any(joints.size for joints in system.user_forces.joints)):
-        raise ValueError(
-            f"model '{system.name}' has force elements with first-order states or that read joint "
-            "multipliers; they need formulation='cartesian' (Kane's formulation does not advance them yet)"
-        )
     with threadpool_limits(limits=1):
         try:
             system, state = assembled_state(system) if initial_state is None else (system, initial_state)

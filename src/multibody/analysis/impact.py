@@ -33,11 +33,11 @@ from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.frames import Pose
 from multibody.formulation.reactions import reactions
-from multibody.spatial.rotations import FloatArray, cross
 from multibody.formulation.state import State
 from multibody.model.marker import Marker
 from multibody.model.model import Model
 from multibody.solve.linear import Factorization, Matrix, saddle_point_matrix, to_dense
+from multibody.spatial.rotations import FloatArray, cross
 from multibody.system.system import CONSTRAINT_KINDS, ConstraintRows, System
 
 

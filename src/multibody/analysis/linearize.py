@@ -47,12 +47,12 @@ from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.formulation.constraints import KIND
 from multibody.formulation.frames import Pose
-from multibody.spatial.rotations import FloatArray, cross, skew
 from multibody.formulation.state import State
 from multibody.model.model import Model
 from multibody.results import Results
 from multibody.results.linear import LinearModel
 from multibody.solve.linear import to_dense
+from multibody.spatial.rotations import FloatArray, cross, skew
 from multibody.system.system import System
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from multibody.spatial import rotations
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.formulation.state import State
 from multibody.results import Results
+from multibody.spatial import rotations
 from multibody.system.system import System
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from multibody.spatial import rotations
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.reactions import in_marker_axes, reactions
-from multibody.spatial.rotations import FloatArray
 from multibody.results import ResultsLayout
+from multibody.spatial import rotations
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 
 

@@ -37,7 +37,6 @@ from multibody.analysis.model_input import as_system
 from multibody.analysis.output import output_frame, results_layout
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation
-from multibody.spatial.rotations import FloatArray
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
 from multibody.solve.linear import (
@@ -46,6 +45,7 @@ from multibody.solve.linear import (
     saddle_point_matrix,
     to_dense,
 )
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 
 
