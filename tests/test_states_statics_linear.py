@@ -82,3 +82,12 @@ def test_mass_on_a_maxwell_element_alone_linearized_at_rest() -> None:
     eigenvalues = np.sort_complex(np.linalg.eigvals(mb.linearize(system, at=state).A))
     expected = np.sort_complex(np.r_[0.0, np.roots([1.0, MAXWELL_STIFFNESS / DAMPING, MAXWELL_STIFFNESS / MASS])])
     assert eigenvalues == pytest.approx(expected, abs=1e-6)
+
+
+def test_linearize_at_statics_results_reads_the_states() -> None:
+    """The operating point rebuilt from a results frame (``state/x`` included) is the equilibrium:
+    the same state matrix as linearizing at the equilibrium directly, to the equilibrium's
+    Newton tolerance."""
+    model = hanging_block(PARALLEL_STIFFNESS)
+    direct = mb.linearize(model).A
+    assert mb.linearize(model, at=mb.statics(model)).A == pytest.approx(direct, rel=1e-7, abs=1e-7)
