@@ -41,6 +41,8 @@ VELOCITY_COORDINATE_NAMES = (
 )
 """What each velocity coordinate of a body moves (its generalized force: force along world
 x ... moment about body z)."""
+VELOCITY_INPUT_NAMES = ("vx", "vy", "vz", "angular_velocity", "angular_velocity", "angular_velocity")
+"""The ``RigidBody`` input that sets each velocity coordinate."""
 
 
 @njit(cache=True)
