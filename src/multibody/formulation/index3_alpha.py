@@ -18,7 +18,7 @@ well conditioned as ``h -> 0``, instead of its condition number growing as ``h^-
 ``C`` (``CartesianFormulation.force_jacobians``) are kept across steps until a Newton failure asks
 for fresh ones, and the tangent operator of the rotation update is taken as the identity
 (Arnold & Brüls 2007), so the matrix is factorized once per step. When elements carry states or
-read multipliers the matrix is bordered by their coupling (``coupled_iteration_matrix``).
+read multipliers the matrix is bordered by their coupling (``multibody.formulation.iteration_matrix``).
 
 The state vector ``y`` is laid out as ``MechanicalDAE``'s, ``(q, v, x, E, W)``, so output and
 event code read either alike; the integrator sees ``(q, v, rest)`` with ``rest = (x, E, W)``: the
@@ -31,15 +31,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
-from multibody.formulation.cartesian import CartesianFormulation, Evaluation, StateCoupling
+from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.dae import MechanicalDAE
+from multibody.formulation.iteration_matrix import coupled_iteration_matrix
 from multibody.solve.integrators.base import FloatArray, rms
 from multibody.solve.integrators.generalized_alpha import StepBase
-from multibody.solve.linear import Factorization, Matrix, SingularMatrixError, saddle_point_matrix
+from multibody.solve.linear import Factorization, SingularMatrixError
 from multibody.solve.newton import ConvergenceMonitor, Verdict, roundoff_norm
 
 
@@ -237,35 +237,3 @@ class Index3Mechanics:
             norm,
             f"{reason}: {diagnosis}" if reason else diagnosis,
         )
-
-
-def coupled_iteration_matrix(
-    A: Matrix, G: Matrix, coupling: StateCoupling | None, c_position: float, c_velocity: float
-) -> Matrix:
-    """The Newton matrix of a step in the unknowns (velocity-like increment, state increment,
-    multiplier increment) when positions move by ``c_position`` and velocities and states by
-    ``c_velocity`` times the unknowns: ``[[A, G^T], [G, 0]]`` (``A = M - c_v C - c_q K``) bordered,
-    when ``coupling`` is given, by the rows and columns of the first-order states and by the
-    loads' dependence on the multipliers::
-
-        [[A,                        -c_v Q_x,      G^T - Q_lam],
-         [-c_q F_q - c_v F_v,       I - c_v F_x,   -F_lam     ],
-         [G,                        0,             0          ]]
-
-    (The BDF form of ``multibody.formulation.dae`` is the case ``c_q = c^2``, ``c_v = c``.)"""
-    if coupling is None:
-        return saddle_point_matrix(A, G)
-    nx = coupling.F_x.shape[0]
-    G_dense = G.toarray() if sp.issparse(G) else np.asarray(G)
-    blocks = [
-        [A, -c_velocity * coupling.Q_x, G_dense.T - coupling.Q_lam],
-        [
-            -c_position * coupling.F_q - c_velocity * coupling.F_v,
-            np.eye(nx) - c_velocity * coupling.F_x,
-            -coupling.F_lam,
-        ],
-        [G_dense, np.zeros((G_dense.shape[0], nx)), np.zeros((G_dense.shape[0],) * 2)],
-    ]
-    if sp.issparse(A):
-        return sp.bmat([[sp.csr_matrix(block) for block in row] for row in blocks], format="csc")
-    return np.block(blocks)
