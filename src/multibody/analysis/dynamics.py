@@ -51,7 +51,9 @@ def dynamics(
     formulation : "cartesian" (default) or "kane"
         Absolute coordinates with Lagrange multipliers (a DAE), or relative joint coordinates
         with Kane's equations (an ODE; closed loops through the null space of the cut-joint
-        constraints). Both return the same ``Results``.
+        constraints). Both return the same ``Results``, and every method of both advances the
+        first-order states of force elements (``State.x``); loads that read joint multipliers
+        need the Cartesian formulation.
     method : str, optional
         Cartesian: the DAE form solved by variable-order (1-5), variable-step BDF, "SI2"
         (default, stabilized index 2, Gear-Gupta-Leimkuhler) or "I3" (index 3), as ADAMS's
