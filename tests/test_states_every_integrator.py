@@ -10,7 +10,10 @@ References:
 - Kane (tree coordinates, the states appended to its ODE) under BDF and RK45 at rtol 1e-9: the
   same closed form, to the accuracy the BDF test of ``test_engine_states`` holds the Cartesian run;
 - friction mu times a joint's reaction (``tests/test_engine_states.sliding_block``) under the
-  alpha methods: constant deceleration mu g (closed form).
+  alpha methods: constant deceleration mu g (closed form);
+- a decoupled state ``s' = lambda s`` under the alpha methods: the method's own recurrence (its
+  amplification matrix, written out from the update equations) step by step, and that matrix's
+  spectral radius as ``h lambda -> -infinity``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from test_engine_states import maxwell_model, sliding_block
 from test_generalized_alpha import alpha_integrator, run
 
 import multibody as mb
+from multibody.solve.integrators.generalized_alpha import alpha_coefficients
 
 MASS, STIFFNESS, DAMPING, X0 = 2.0, 50.0, 4.0, 0.1
 """The Maxwell block: natural frequency 5 rad/s, relaxation time c/k = 0.08 s."""
@@ -105,3 +109,48 @@ def test_kane_refuses_loads_that_read_multipliers() -> None:
     model, _ = sliding_block(0.3, 2.0, smoothing=1e-4)
     with pytest.raises(mb.AnalysisError, match="'friction' read joint multipliers.*formulation='cartesian'"):
         mb.dynamics(model, 0.5, 0.05, formulation="kane")
+
+
+def decaying_state(time_constant: float) -> mb.Model:
+    """A free body (no gravity) carrying a UserForce with no load and one state ``s' = -s / tau``."""
+    model = mb.Model("decay", gravity=(0.0, 0.0, 0.0))
+    body = model.add(mb.RigidBody("body", 1.0, (0.1, 0.1, 0.1)))
+
+    def law(inputs: mb.UserForceInput) -> tuple:
+        return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), [-inputs.states[0] / time_constant]
+
+    model.add(mb.UserForce("decay", body.add_marker("m"), law, states=[1.0]))
+    return model
+
+
+def state_amplification(h_lambda: float, rho_inf: float, variant: str) -> np.ndarray:
+    """Amplification matrix of ``s' = lambda s`` for ``(s, h w)`` from the recursion of
+    ``generalized_alpha``'s docstring: ``s1 = s0 + (1 - gamma) W0 + gamma W1``,
+    ``(1 - alpha_m) W1 + alpha_m W0 = h lambda ((1 - alpha_f) s1 + alpha_f s0)``."""
+    alpha_m, alpha_f, gamma, _ = alpha_coefficients(rho_inf, variant)
+    left = np.array([[1.0, -gamma], [-(1.0 - alpha_f) * h_lambda, 1.0 - alpha_m]])
+    right = np.array([[1.0, 1.0 - gamma], [alpha_f * h_lambda, -alpha_m]])
+    return np.linalg.solve(left, right)
+
+
+@pytest.mark.parametrize("variant", ["generalized", "HHT"])
+@pytest.mark.parametrize("h_lambda", [-2.0, -500.0])
+def test_alpha_state_recursion_and_its_damping(variant: str, h_lambda: float) -> None:
+    """The states follow the method's own recurrence step by step (a linear rate: Newton solves
+    it to round-off, 1e-12 of the state), and a stiff state (h lambda = -500) decays as the
+    amplification matrix says: its spectral radius tends to max(alpha_f / (1 - alpha_f),
+    (1 - gamma) / gamma) = 0.9 (generalized-alpha at rho = 0.9) or 0.81 (HHT) as h lambda -> -inf,
+    where the trapezoidal rule would keep 1 (an undamped sign flip each step)."""
+    step, rho_inf = 0.01, 0.9
+    integrator = alpha_integrator(decaying_state(-step / h_lambda), 0.3, step, rho_inf, variant, rtol=1e-12)
+    states = [rest[0] for _, _, rest in run(integrator, 0.3, observe=lambda it: it.problem.split(it.y))]
+    A = state_amplification(h_lambda, rho_inf, variant)
+    expected, s = [], np.array([1.0, h_lambda])  # w_0 = F_0 = lambda s_0
+    for _ in states:
+        s = A @ s
+        expected.append(s[0])
+    assert np.array(states) == pytest.approx(expected, abs=1e-12)
+    _, alpha_f, gamma, _ = alpha_coefficients(rho_inf, variant)
+    limit = max(alpha_f / (1.0 - alpha_f), (1.0 - gamma) / gamma)
+    assert max(abs(np.linalg.eigvals(state_amplification(-1e9, rho_inf, variant)))) == pytest.approx(limit, rel=1e-6)
+    assert limit == pytest.approx(0.9 if variant == "generalized" else 0.81, abs=0.005)
