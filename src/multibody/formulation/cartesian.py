@@ -86,10 +86,13 @@ class CartesianFormulation:
         n_unknowns = system.n_velocities + len(self.rows)
         self.sparse = n_unknowns > SPARSE_THRESHOLD
         self.assembler = constraints.JacobianAssembler(system, self.rows, self.sparse)
-        blocks = np.zeros((system.n_bodies, 6, 6))
-        blocks[:, :3, :3] = system.mass[:, None, None] * np.eye(3)
-        blocks[:, 3:, 3:] = system.inertia
-        self.mass_matrix: Matrix = sp.block_diag(blocks, format="csr") if self.sparse else _block_diagonal(blocks)
+        mass_matrix = sp.block_diag(rigid.mass_blocks(system.mass, system.inertia), format="csr")
+        self.mass_matrix: Matrix = mass_matrix if self.sparse else mass_matrix.toarray()
+        bodies = [block for block in system.layout.blocks if block.nv]
+        self._body_offsets = np.array([block.v_offset for block in bodies], dtype=np.int64)
+        """per body, where its velocity coordinates start in ``v``"""
+        self._body_widths = np.array([block.nv for block in bodies], dtype=np.int64)
+        """per body, its number of velocity coordinates"""
         self._colors = _distance_two_coloring(system.adjacency)
         self.reads_multipliers = system.reads_multipliers
         """Whether any load depends on the multipliers of the constraint rows."""
@@ -223,22 +226,23 @@ class CartesianFormulation:
             return state.generalized_force - state.G.T @ lam
 
         base = residual(q, v)
+        size = rigid.position_scale(q)
+        offsets, widths = self._body_offsets, self._body_widths
         rows, cols, stiffness, damping = [], [], [], []
         for color in self._colors:
-            for k in range(6):
+            for k in range(int(widths[color].max())):
+                members = [b for b in color if widths[b] > k]
+                index = offsets[members] + k
                 step = np.zeros(n)
-                index = 6 * np.asarray(color) + k
-                position_step = 1e-7 * (1.0 + (np.abs(q.reshape(-1, 7)[color, k]) if k < 3 else 0.0))
-                velocity_step = 1e-7 * (1.0 + np.abs(v[index]))
-                step[index] = position_step
+                step[index] = position_step = 1e-7 * (1.0 + size[index])
                 dK = residual(kinematics.displace(s, q, step), v) - base
                 dv = np.zeros(n)
-                dv[index] = velocity_step
+                dv[index] = velocity_step = 1e-7 * (1.0 + np.abs(v[index]))
                 dC = residual(q, v + dv) - base
-                for b, hx, hv in zip(color, np.broadcast_to(position_step, len(color)), velocity_step):
-                    affected = np.concatenate([6 * a + np.arange(6) for a in s.adjacency[b]])
+                for b, column, hx, hv in zip(members, index, position_step, velocity_step):
+                    affected = np.concatenate([offsets[a] + np.arange(widths[a]) for a in s.adjacency[b]])
                     rows.append(affected)
-                    cols.append(np.full(affected.size, 6 * b + k))
+                    cols.append(np.full(affected.size, column))
                     stiffness.append(dK[affected] / hx)
                     damping.append(dC[affected] / hv)
         if not rows:
@@ -290,23 +294,15 @@ class CartesianFormulation:
                 markers for markers, states in zip(s.force_attachments, s.force_states) if states.stop > states.start
             ]
             bodies = {int(b) for markers in stateful for b in s.marker_body[markers] if b >= 0}
+            size = rigid.position_scale(q)
             for b in sorted(bodies):
-                for k in range(6):
-                    index = 6 * b + k
+                for index in range(self._body_offsets[b], self._body_offsets[b] + self._body_widths[b]):
                     unit = np.eye(nv)[index]
-                    step = 1e-7 * (1.0 + (abs(q[7 * b + k]) if k < 3 else 0.0))
+                    step = 1e-7 * (1.0 + size[index])
                     _, coupling.F_q[:, index] = column(step, q=kinematics.displace(s, q, step * unit))
                     step = 1e-7 * (1.0 + abs(v[index]))
                     _, coupling.F_v[:, index] = column(step, v=v + step * unit)
         return coupling
-
-
-def _block_diagonal(blocks: FloatArray) -> FloatArray:
-    n = blocks.shape[0]
-    matrix = np.zeros((6 * n, 6 * n))
-    for b in range(n):
-        matrix[6 * b : 6 * b + 6, 6 * b : 6 * b + 6] = blocks[b]
-    return matrix
 
 
 def _distance_two_coloring(adjacency: tuple[tuple[int, ...], ...]) -> list[list[int]]:

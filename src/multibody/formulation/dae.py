@@ -29,17 +29,15 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from multibody.formulation import frames as kinematics
-from multibody.formulation.cartesian import CartesianFormulation, StateCoupling
+from multibody.formulation.cartesian import CartesianFormulation
+from multibody.formulation.iteration_matrix import coupled_iteration_matrix
 from multibody.solve.integrators.base import Correction, FloatArray, rms
 from multibody.solve.linear import (
     Factorization,
-    Matrix,
     SingularMatrixError,
     dependent_rows,
-    saddle_point_matrix,
     to_dense,
 )
 from multibody.solve.newton import ConvergenceMonitor, Verdict, roundoff_norm
@@ -130,7 +128,7 @@ class MechanicalDAE:
         state = form.evaluate(q, v, t, x, lam)
         try:
             iteration_matrix = Factorization(
-                _iteration_matrix(form.mass_matrix - c * C - c * c * K, state.G, c, coupling)
+                coupled_iteration_matrix(form.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
             )
             gram = Factorization(state.G @ state.G.T) if self.form == "SI2" and self.m else None
         except SingularMatrixError as error:
@@ -212,21 +210,3 @@ class MechanicalDAE:
     def initial_algebraic(self, lam: FloatArray) -> FloatArray:
         """``z`` at the start: the consistent multipliers (and ``mu = 0`` for SI2)."""
         return np.concatenate([lam, np.zeros(self.m)])
-
-
-def _iteration_matrix(A: Matrix, G: Matrix, c: float, coupling: StateCoupling | None) -> Matrix:
-    """The (scaled) Newton matrix of one step: the saddle point ``[[A, G^T], [G, 0]]``, bordered
-    by the rows and columns of the first-order states when ``coupling`` is given (module
-    docstring)."""
-    if coupling is None:
-        return saddle_point_matrix(A, G)
-    nx = coupling.F_x.shape[0]
-    G_dense = G.toarray() if sp.issparse(G) else np.asarray(G)
-    blocks = [
-        [A, -c * coupling.Q_x, G_dense.T - coupling.Q_lam],
-        [-c * c * coupling.F_q - c * coupling.F_v, np.eye(nx) - c * coupling.F_x, -coupling.F_lam],
-        [G_dense, np.zeros((G_dense.shape[0], nx)), np.zeros((G_dense.shape[0],) * 2)],
-    ]
-    if sp.issparse(A):
-        return sp.bmat([[sp.csr_matrix(block) for block in row] for row in blocks], format="csc")
-    return np.block(blocks)

@@ -177,7 +177,7 @@ class System:
     scene: str = field(default="", repr=False)
     """display description as JSON text (``multibody.system.scene``), empty when not compiled from a Model"""
     layout: CoordinateLayout | None = None
-    """the coordinate layout (``multibody.system.layout``); None only for hand-made Systems"""
+    """the coordinate layout (``multibody.system.layout``); set by ``compile``"""
     x0: FloatArray = field(default_factory=lambda: np.zeros(0))
     """(nx,) initial first-order states"""
 
@@ -212,15 +212,15 @@ class System:
     def n_bodies(self) -> int:
         return len(self.body_names)
 
-    @property
+    @cached_property
     def n_positions(self) -> int:
-        """Number of position coordinates, 7 per body."""
-        return 7 * self.n_bodies
+        """Number of position coordinates (the layout's second-order blocks' ``nq``)."""
+        return sum(block.nq for block in self.layout.blocks)
 
-    @property
+    @cached_property
     def n_velocities(self) -> int:
-        """Number of velocity coordinates, 6 per body."""
-        return 6 * self.n_bodies
+        """Number of velocity coordinates (the layout's second-order blocks' ``nv``)."""
+        return sum(block.nv for block in self.layout.blocks)
 
     @property
     def n_states(self) -> int:
@@ -234,12 +234,12 @@ class System:
 
     @property
     def gruebler_dof(self) -> int:
-        """6 per body minus the number of constraint rows (redundant ones included)."""
+        """Velocity coordinates minus the number of constraint rows (redundant ones included)."""
         return self.n_velocities - len(self.all_rows)
 
     @property
     def dof(self) -> int:
-        """6 per body minus the rank of the constraint Jacobian."""
+        """Velocity coordinates minus the rank of the constraint Jacobian."""
         return self.n_velocities - len(self.active)
 
     def body_index(self, name: str) -> int:

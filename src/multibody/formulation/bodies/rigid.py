@@ -293,6 +293,15 @@ def velocities(v_WB_W: np.ndarray, w_WB_B: np.ndarray) -> np.ndarray:
     return np.hstack([v_WB_W, w_WB_B]).reshape(-1)
 
 
+def mass_blocks(mass: np.ndarray, inertia: np.ndarray) -> np.ndarray:
+    """(nb, 6, 6) mass matrix blocks ``diag(m I, J_B)`` from masses (nb,) [kg] and inertias about
+    the CM in body axes (nb, 3, 3) [kg m^2]."""
+    blocks = np.zeros((mass.size, VELOCITY_WIDTH, VELOCITY_WIDTH))
+    blocks[:, TRANSLATION, TRANSLATION] = mass[:, None, None] * np.eye(3)
+    blocks[:, ROTATION, ROTATION] = inertia
+    return blocks
+
+
 def euler_parameters(q: np.ndarray) -> np.ndarray:
     """View (nb, 4) of the Euler parameters in the group's positions ``q`` (7 nb,)."""
     return position_blocks(q)[:, 3:]
