@@ -95,6 +95,8 @@ def test_friction_from_joint_multipliers_decelerates_at_mu_g() -> None:
     assert results.body("block").position[:, 0] == pytest.approx(v0 * t - 0.5 * mu * g * t**2, abs=1e-7)
     # The slide carries the weight; the friction force acts through the UserForce, not the joint.
     assert np.linalg.norm(results.joint("slide").reaction_force[-1]) == pytest.approx(2.0 * g, rel=1e-9)
+    # The recorded friction force is the law's at the multipliers solved at each output time.
+    assert results.force("friction").force[1:, 0] == pytest.approx(-mu * 2.0 * g, rel=1e-9)
 
 
 def test_multiplier_coupling_in_the_newton_jacobian() -> None:
