@@ -56,7 +56,7 @@ from typing import Protocol
 
 import numpy as np
 
-from multibody.solve.integrators.base import FloatArray, IntegrationError, Statistics, rms
+from multibody.solve.integrators.base import FloatArray, IntegrationError, Statistics, max_norm
 
 VARIANTS = ("generalized", "HHT")
 
@@ -189,7 +189,7 @@ class GeneralizedAlpha:
                 raise ValueError("a fixed-step alpha method needs first_step (the step size)")
             # a tenth of the step whose position change h^2 |a| / 2 is the tolerance (within 1 % of the span)
             position_weights = problem.error_weights(q, v, rest[:nx], rtol, atol)[0]
-            scale = rms(acceleration * position_weights)
+            scale = max_norm(acceleration * position_weights)
             first_step = 0.1 * np.sqrt(2.0 / scale) if scale > 0.0 else 0.01 * span
         self.h = float(min(first_step, max_step, 0.01 * span if adaptive else span))
         self.refresh_jacobian = True
@@ -272,7 +272,7 @@ class GeneralizedAlpha:
             # the velocities' error (about 3/2 of this over h) is tested with weights scaled by h
             error = problem.position_difference(solved.q, self._predicted_position(q, v, h_step))
             state_error = solved.x - self._predicted_states(x, solved.state_rate, h_step)
-            error_norm = rms(
+            error_norm = max_norm(
                 np.concatenate([error * weights[0], error * weights[1] / h_step, state_error * weights[2]])
             )
             if not np.isfinite(error_norm):
