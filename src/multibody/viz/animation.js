@@ -179,6 +179,7 @@ for (let k = 0; k < frameCount * forceCount; k++) {
   torqueScale = Math.max(torqueScale, Math.hypot(torqueVectors[3 * k], torqueVectors[3 * k + 1], torqueVectors[3 * k + 2]));
 }
 scene.forces.forEach((force, f) => {
+  if (force.i < 0) return; // an element with first-order states only: nothing to draw
   if (force.j >= 0 && force.type === "SpringDamper") {
     const coil = new THREE.Line(coilGeometry(10), new THREE.LineBasicMaterial({ color: 0x2b6cb0 }));
     world.add(coil);
