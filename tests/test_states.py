@@ -117,20 +117,20 @@ def test_state_space_matches_matrix_exponential() -> None:
     assert res.force("plant").value == pytest.approx(exact @ C[0] + D[0, 0], abs=CLOSED_FORM)
 
 
-def slider(mass: float) -> tuple[mb.Model, mb.RigidBody, mb.Marker, mb.Translational]:
+def slider(mass: float) -> tuple[mb.Model, mb.Marker, mb.Translational]:
     """A mass on a frictionless slide along world x (no gravity along it)."""
     model = mb.Model("slider", gravity=(0.0, 0.0, -9.81))
     block = model.add(mb.RigidBody("block", mass, (0.1, 0.1, 0.1)))
     along_x = (1.0, 0.0, 0.0)
     hand = block.add_marker("slide", z_axis=along_x)
     slide = model.add(mb.Translational("slide", hand, model.ground.add_marker("slide", z_axis=along_x)))
-    return model, block, hand, slide
+    return model, hand, slide
 
 
 def test_pid_position_loop_matches_closed_loop_exponential() -> None:
     """m x'' = kp e + ki int(e) + kd e', e = r - x, e' = -x': a linear third-order closed loop."""
     mass, kp, ki, kd, target = 2.0, 40.0, 30.0, 8.0, 0.1
-    model, block, hand, slide = slider(mass)
+    model, hand, slide = slider(mass)
     model.add(
         mb.PID(
             "pid",
@@ -156,7 +156,7 @@ def test_pid_position_loop_matches_closed_loop_exponential() -> None:
 def test_pid_with_filtered_derivative_matches_exponential() -> None:
     """kd (e - z) / tau with z' = (e - z) / tau: the loop gains the filter state (fourth order)."""
     mass, kp, ki, kd, tau, target = 1.0, 25.0, 5.0, 6.0, 0.02, 0.2
-    model, block, hand, slide = slider(mass)
+    model, hand, slide = slider(mass)
     model.add(
         mb.PID(
             "pid",
