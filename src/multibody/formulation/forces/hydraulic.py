@@ -54,6 +54,7 @@ class HydraulicCylinders:
     relief_conductance: FloatArray
     stop_stiffness: FloatArray
     stop_damping: FloatArray
+    stop_depth: FloatArray
     valved: IntArray
     """positions of the cylinders with a valve; the per-valve arrays below follow this order"""
     spool_state: IntArray
@@ -93,6 +94,7 @@ def _hydraulic_cylinders(members: Sequence[tuple[int, ForceElement]], context: G
         relief_conductance=parameters(members, "relief_conductance"),
         stop_stiffness=parameters(members, "end_stop_stiffness"),
         stop_damping=parameters(members, "end_stop_damping"),
+        stop_depth=parameters(members, "end_stop_depth"),
         valved=np.array(valved, dtype=np.int64),
         spool_state=first[valved] + 2,
         valves=valves,  # type: ignore[arg-type]
@@ -145,8 +147,10 @@ def _hydraulic_loads(group: HydraulicCylinders, inputs: LoadInputs, out: LoadOut
 
     below = np.maximum(-extension, 0.0)
     above = np.maximum(extension - group.stroke, 0.0)
-    touching = (below > 0.0) | (above > 0.0)
-    stop_damping = np.where(touching, group.stop_damping, 0.0)
+    # The stops' damping grows smoothly over the first ``stop_depth`` of penetration (as ADAMS's
+    # IMPACT does): no force jump on contact, which would stall the step-size control.
+    ramp = np.clip((below + above) / group.stop_depth, 0.0, 1.0)
+    stop_damping = group.stop_damping * ramp**2 * (3.0 - 2.0 * ramp)
     force = (
         pressures[:, 0] * group.areas[:, 0]
         - pressures[:, 1] * group.areas[:, 1]

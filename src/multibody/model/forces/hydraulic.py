@@ -136,7 +136,8 @@ class HydraulicCylinder(ForceElement):
     ``retracted_length`` [m]: the I-J distance with the piston fully in (default: the distance
     in the input configuration, so the piston starts retracted). ``relief_pressure`` [Pa]: each
     chamber vents to tank above it with ``relief_conductance`` [m^3/(s Pa)]. ``end_stop_stiffness``
-    [N/m] and ``end_stop_damping`` [N s/m] act beyond either end of the stroke.
+    [N/m] and ``end_stop_damping`` [N s/m] act beyond either end of the stroke, the damping
+    growing smoothly to its full value over the first ``end_stop_depth`` [m] of penetration.
 
     States: ``(p_0, p_1)`` [Pa], then the valve's spool position [-] when there is a valve.
     """
@@ -161,6 +162,7 @@ class HydraulicCylinder(ForceElement):
         relief_conductance: float = 1e-9,
         end_stop_stiffness: float = 0.0,
         end_stop_damping: float = 0.0,
+        end_stop_depth: float = 1e-4,
     ) -> None:
         super().__init__(name, i_marker, j_marker)
         me = self.describe()
@@ -199,6 +201,7 @@ class HydraulicCylinder(ForceElement):
         self.relief_conductance = _positive(me, "relief_conductance", relief_conductance, "give it in m^3/(s Pa)")
         self.end_stop_stiffness = _positive(me, "end_stop_stiffness", end_stop_stiffness, "give it in N/m", True)
         self.end_stop_damping = _positive(me, "end_stop_damping", end_stop_damping, "give it in N s/m", True)
+        self.end_stop_depth = _positive(me, "end_stop_depth", end_stop_depth, "give the penetration in m")
 
     @property
     def initial_states(self) -> FloatArray:  # type: ignore[override]
