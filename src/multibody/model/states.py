@@ -66,6 +66,15 @@ class Measure:
         self._outputs: dict[int, FloatArray] = {}
         self._evaluating: list[str] = []
 
+    @property
+    def measurements(self) -> Measurements:
+        """The same instant by marker index (``multibody.spatial.measurements``), with the states."""
+        return self._measurements
+
+    def marker_index(self, marker: Marker) -> int:
+        """The index of ``marker`` in the compiled system (what ``measurements`` takes)."""
+        return self._marker_index(marker.full_name)
+
     def _index(self, marker: Marker | None) -> int | None:
         if marker is None:
             return None
@@ -335,31 +344,15 @@ class TransferFunction(StateSpace):
         reads: Sequence[Marker | Joint] = (),
     ) -> None:
         Element.__init__(self, name)
-        num = np.trim_zeros(_vector(self, "numerator", numerator), "f")
-        den = np.trim_zeros(_vector(self, "denominator", denominator), "f")
-        n = den.size - 1
-        if n < 1:
-            raise ModelError(f"{self.describe()}: the denominator must have degree >= 1, got {denominator!r}")
-        if num.size - 1 > n:
-            raise ModelError(
-                f"{self.describe()}: improper (numerator degree {num.size - 1} > denominator degree "
-                f"{n}); a transfer function must be proper"
-            )
-        num, den = np.concatenate([np.zeros(n + 1 - num.size), num]) / den[0], den / den[0]
-        # Controllable canonical form: x_k' = x_{k+1}, x_n' = -a . x + u, y = (b - b_0 a) . x + b_0 u.
-        A = np.zeros((n, n))
-        A[:-1, 1:] = np.eye(n - 1)
-        A[-1] = -den[:0:-1]
-        B = np.zeros((n, 1))
-        B[-1, 0] = 1.0
-        C = (num[:0:-1] - num[0] * den[:0:-1]).reshape(1, n)
+        num, den = _vector(self, "numerator", numerator), _vector(self, "denominator", denominator)
+        A, B, C, D = controllable_canonical(num, den, self.describe())
         super().__init__(
             name,
             A,
             B,
             C,
             input,
-            D=[[num[0]]],
+            D=D,
             initial=initial,
             i_marker=i_marker,
             j_marker=j_marker,
@@ -367,6 +360,7 @@ class TransferFunction(StateSpace):
             reads=reads,
         )
         self.numerator, self.denominator = num, den
+        """the coefficients as given, descending powers of s"""
 
 
 class PID(StateElement):
@@ -443,6 +437,32 @@ class PID(StateElement):
                 "return one number"
             )
         return float(value[0])
+
+
+def controllable_canonical(
+    numerator: FloatArray, denominator: FloatArray, owner: str = "transfer function"
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """``(A, B, C, D)`` of ``numerator(s) / denominator(s)`` (descending powers of s) in
+    controllable canonical form: x_k' = x_(k+1), x_n' = -a . x + u, y = (b - b_0 a) . x + b_0 u,
+    with the polynomials scaled so that the denominator is monic. ``ModelError`` naming ``owner``
+    when the denominator has degree < 1 or the function is improper."""
+    num, den = np.trim_zeros(numerator, "f"), np.trim_zeros(denominator, "f")
+    n = den.size - 1
+    if n < 1:
+        raise ModelError(f"{owner}: the denominator must have degree >= 1, got {denominator.tolist()}")
+    if num.size - 1 > n:
+        raise ModelError(
+            f"{owner}: improper (numerator degree {num.size - 1} > denominator degree {n}); a transfer function "
+            "must be proper"
+        )
+    num, den = np.concatenate([np.zeros(n + 1 - num.size), num]) / den[0], den / den[0]
+    A = np.zeros((n, n))
+    A[:-1, 1:] = np.eye(n - 1)
+    A[-1] = -den[:0:-1]
+    B = np.zeros((n, 1))
+    B[-1, 0] = 1.0
+    C = (num[:0:-1] - num[0] * den[:0:-1]).reshape(1, n)
+    return A, B, C, np.array([[num[0]]])
 
 
 def _read_markers(element: Element, reads: Sequence[Marker | Joint]) -> tuple[Marker, ...]:

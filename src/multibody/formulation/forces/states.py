@@ -30,12 +30,13 @@ from multibody.spatial.measurements import Measurements
 def measure_of(inputs: LoadInputs) -> Measure:
     """The ``Measure`` laws read at the instant of ``inputs``."""
     system = inputs.system
+    states_of = system.layout.states_of
     return Measure(
         inputs.t,
-        Measurements(inputs.t, inputs.p_M, inputs.R_WM, inputs.v_M, inputs.w_M),
+        Measurements(inputs.t, inputs.p_M, inputs.R_WM, inputs.v_M, inputs.w_M, x=inputs.x, states_of=states_of),
         inputs.x,
         system.marker_names.index,
-        system.layout.states_of,
+        states_of,
     )
 
 
