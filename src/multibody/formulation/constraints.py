@@ -36,6 +36,8 @@ COINCIDENT, PERPENDICULAR, IN_PLANE, DISTANCE = (
 )
 ROTATION_DRIVER, TRANSLATION_DRIVER = KIND["rotation_driver"], KIND["translation_driver"]
 CONSTANT_VELOCITY, SCREW = KIND["constant_velocity"], KIND["screw"]
+SMALLEST_LENGTH = 1e-300
+"""Floor of a distance row's length [m]: coincident markers give a zero row, not a division by zero."""
 
 
 @dataclass(frozen=True)
@@ -128,8 +130,10 @@ def row_kernels(
                 a[r, 2, n] = -u_J[n]
                 a[r, 3, n] = first[n]
         elif k == DISTANCE:
-            length = np.sqrt(_dot(d, d))
-            phi[r] = length - parameter[r]
+            # coincident markers leave the direction undefined: a zero row, which the solvers
+            # report as a singular constraint instead of dividing by zero
+            length = max(np.sqrt(_dot(d, d)), SMALLEST_LENGTH)
+            phi[r] = np.sqrt(_dot(d, d)) - parameter[r]
             for n in range(3):
                 a[r, 0, n] = d[n] / length
                 a[r, 2, n] = -d[n] / length
@@ -253,7 +257,7 @@ def acceleration_kernels(
         elif k == TRANSLATION_DRIVER:
             gamma[r] = _turning_plane(u_J, d, d_dot, bias, w_j) + f_ddot[r]
         elif k == DISTANCE:
-            length = np.sqrt(_dot(d, d))
+            length = max(np.sqrt(_dot(d, d)), SMALLEST_LENGTH)
             u = d / length
             along = _dot(u, d_dot)
             gamma[r] = -(_dot(u, bias) + (_dot(d_dot, d_dot) - along**2) / length)

@@ -159,7 +159,10 @@ class Expression:
         return lambda measurements: function(measurements, indices, curves)
 
     def of_time(self) -> Callable[[float], functions.Value]:
-        """The expression as a function of time [s] (it must read nothing else)."""
+        """The expression as a function of time [s]; ``UnsupportedFunction`` if it reads anything
+        else (marker states, accelerations, loads)."""
+        if self.needs - {"time"}:
+            raise UnsupportedFunction(f"expression '{self.text}' reads more than TIME; only TIME may appear here", 1, 1)
         function, curves = self.function, self.curves
         return lambda t: function(_Clock(t), (), curves)
 
