@@ -226,6 +226,18 @@ def test_pid_holds_an_inverted_pendulum_against_a_disturbance() -> None:
     assert abs(angle[-1]) < 2e-3  # held upright: the integral removed the offset
 
 
+def test_pid_output_limit_stops_the_integral() -> None:
+    """Constant error 1, kp = 0.2, ki = 1, limits +-0.5: the integral grows as t until the output
+    reaches 0.5 (integral 0.3 at t = 0.3 s), then holds (anti-windup) while the output stays clipped."""
+    model = carrier("windup")
+    model.add(mb.PID("pid", error=lambda m: 1.0, kp=0.2, ki=1.0, limits=(-0.5, 0.5)))
+    res = mb.dynamics(model, 1.0, 0.05, rtol=RTOL)
+    integral = res.state("pid")[:, 0]
+    # the switch at 0.3 s is a kink the step control locates to about rtol
+    assert integral == pytest.approx(np.minimum(res.time, 0.3), abs=1e-6)
+    assert res.force("pid").value == pytest.approx(np.minimum(0.2 + res.time, 0.5), abs=1e-6)
+
+
 def test_algebraic_loop_is_named() -> None:
     model = carrier("loop")
     first = mb.StateSpace("first", [[-1.0]], [[1.0]], [[1.0]], D=[[1.0]], input=lambda m: m.output(second))

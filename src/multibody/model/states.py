@@ -63,7 +63,7 @@ class Measure:
         self._x = x
         self._marker_index = marker_index
         self._states_of = states_of
-        self._outputs: dict[int, FloatArray] = {}
+        self._evaluated: dict[int, tuple[FloatArray, FloatArray]] = {}
         self._evaluating: list[str] = []
 
     @property
@@ -143,8 +143,14 @@ class Measure:
                 f"measure.output reads DifferentialEquation, StateSpace, TransferFunction or PID "
                 f"elements, got {element!r}"
             )
+        y = self.evaluate(element)[1]
+        return float(y[0]) if y.size == 1 else y.copy()
+
+    def evaluate(self, element: StateElement) -> tuple[FloatArray, FloatArray]:
+        """``(x', y)`` of ``element`` at this instant, computed once per instant (its laws are
+        called once however many others read its output)."""
         key = id(element)
-        if key not in self._outputs:
+        if key not in self._evaluated:
             if element.name in self._evaluating:
                 loop = " -> ".join([*self._evaluating, element.name])
                 raise ModelError(
@@ -153,11 +159,10 @@ class Measure:
                 )
             self._evaluating.append(element.name)
             try:
-                self._outputs[key] = element.evaluate(self.t, self.state(element), self)[1]
+                self._evaluated[key] = element.evaluate(self.t, self.state(element), self)
             finally:
                 self._evaluating.pop()
-        y = self._outputs[key]
-        return float(y[0]) if y.size == 1 else y.copy()
+        return self._evaluated[key]
 
 
 class StateElement(ForceElement):

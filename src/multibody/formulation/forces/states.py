@@ -72,7 +72,7 @@ def _state_equation_loads(group: StateEquations, inputs: LoadInputs, out: LoadOu
     measure = measure_of(inputs)
     outputs = np.zeros(len(group.law))
     for k, (element, law, states) in enumerate(zip(group.element, group.law, group.states)):
-        rate, y = law.evaluate(inputs.t, inputs.x[states], measure)
+        rate, y = measure.evaluate(law)
         out.state_rate[states] = rate
         outputs[k] = y[0] if y.size else 0.0
         out.value[element] = outputs[k]
