@@ -214,6 +214,12 @@ class HydraulicCylinder(ForceElement):
         """(2,) piston area of the cap chamber and annulus of the rod chamber [m^2]."""
         return np.pi / 4.0 * np.array([self.bore**2, self.bore**2 - self.rod_diameter**2])
 
+    @property
+    def drawing(self) -> dict[str, float]:
+        """What the animation draws: bore and rod diameter, retracted length [m]."""
+        retracted = self.input_length() if self.retracted_length is None else self.retracted_length
+        return {"bore": self.bore, "rod": self.rod_diameter, "retracted_length": retracted}
+
     def input_length(self) -> float:
         """The I-J distance [m] in the input configuration (bodies where the model puts them)."""
 
