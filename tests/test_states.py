@@ -112,7 +112,7 @@ def test_state_space_matches_matrix_exponential() -> None:
     model = carrier("state_space")
     model.add(mb.StateSpace("plant", A, B, C, input=lambda m: 1.0, D=D, initial=x0))
     res = mb.dynamics(model, 2.0, 0.1, rtol=RTOL)
-    exact = np.array([expm(A * t) @ x0 + np.linalg.solve(A, (expm(A * t) - np.eye(2)) @ B[:, 0]) for t in res.time])
+    exact = np.array([expm(A * t) @ x0 for t in res.time]) + forced_response(A, B[:, 0], res.time)
     assert res.state("plant") == pytest.approx(exact, abs=CLOSED_FORM)
     assert res.force("plant").value == pytest.approx(exact @ C[0] + D[0, 0], abs=CLOSED_FORM)
 
@@ -127,27 +127,27 @@ def slider(mass: float) -> tuple[mb.Model, mb.Marker, mb.Translational]:
     return model, hand, slide
 
 
+def pid_on_slider(mass: float, target: float, t_end: float, exact_rate: bool, **gains: float) -> mb.Results:
+    """The slider under a PID force holding it at ``target``: e = target - x, with e' = -x'
+    (``exact_rate``) or the PID's filtered derivative."""
+    model, hand, slide = slider(mass)
+    rate = {"error_rate": lambda m: -m.joint_rate(slide)} if exact_rate else {}
+    model.add(mb.PID("pid", error=lambda m: target - m.joint(slide), i_marker=hand, reads=[slide], **rate, **gains))
+    return mb.dynamics(model, t_end, 0.05, rtol=RTOL)
+
+
+def forced_response(M: np.ndarray, b: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """z(t) (T, n) of z' = M z + b, z(0) = 0: M^-1 (expm(M t) - I) b."""
+    return np.array([np.linalg.solve(M, (expm(M * t) - np.eye(len(b))) @ b) for t in times])
+
+
 def test_pid_position_loop_matches_closed_loop_exponential() -> None:
     """m x'' = kp e + ki int(e) + kd e', e = r - x, e' = -x': a linear third-order closed loop."""
     mass, kp, ki, kd, target = 2.0, 40.0, 30.0, 8.0, 0.1
-    model, hand, slide = slider(mass)
-    model.add(
-        mb.PID(
-            "pid",
-            error=lambda m: target - m.joint(slide),
-            kp=kp,
-            ki=ki,
-            kd=kd,
-            error_rate=lambda m: -m.joint_rate(slide),
-            i_marker=hand,
-            reads=[slide],
-        )
-    )
-    res = mb.dynamics(model, 3.0, 0.05, rtol=RTOL)
+    res = pid_on_slider(mass, target, 3.0, exact_rate=True, kp=kp, ki=ki, kd=kd)
     # z = (x, v, integral of e): z' = M z + b
     M = np.array([[0.0, 1.0, 0.0], [-kp / mass, -kd / mass, ki / mass], [-1.0, 0.0, 0.0]])
-    b = np.array([0.0, kp * target / mass, target])
-    exact = np.array([np.linalg.solve(M, (expm(M * t) - np.eye(3)) @ b) for t in res.time])
+    exact = forced_response(M, np.array([0.0, kp * target / mass, target]), res.time)
     assert res.body("block").position[:, 0] == pytest.approx(exact[:, 0], abs=CLOSED_FORM)
     assert res.state("pid")[:, 0] == pytest.approx(exact[:, 2], abs=CLOSED_FORM)
     assert res.body("block").position[-1, 0] == pytest.approx(target, abs=2e-3)  # it settles: not vacuous
@@ -156,20 +156,7 @@ def test_pid_position_loop_matches_closed_loop_exponential() -> None:
 def test_pid_with_filtered_derivative_matches_exponential() -> None:
     """kd (e - z) / tau with z' = (e - z) / tau: the loop gains the filter state (fourth order)."""
     mass, kp, ki, kd, tau, target = 1.0, 25.0, 5.0, 6.0, 0.02, 0.2
-    model, hand, slide = slider(mass)
-    model.add(
-        mb.PID(
-            "pid",
-            error=lambda m: target - m.joint(slide),
-            kp=kp,
-            ki=ki,
-            kd=kd,
-            filter_time_constant=tau,
-            i_marker=hand,
-            reads=[slide],
-        )
-    )
-    res = mb.dynamics(model, 2.0, 0.05, rtol=RTOL)
+    res = pid_on_slider(mass, target, 2.0, exact_rate=False, kp=kp, ki=ki, kd=kd, filter_time_constant=tau)
     # z = (x, v, integral of e, filter state); e = target - x
     M = np.array(
         [
@@ -179,8 +166,7 @@ def test_pid_with_filtered_derivative_matches_exponential() -> None:
             [-1.0 / tau, 0.0, 0.0, -1.0 / tau],
         ]
     )
-    b = np.array([0.0, (kp + kd / tau) * target / mass, target, target / tau])
-    exact = np.array([np.linalg.solve(M, (expm(M * t) - np.eye(4)) @ b) for t in res.time])
+    exact = forced_response(M, np.array([0.0, (kp + kd / tau) * target / mass, target, target / tau]), res.time)
     assert res.body("block").position[:, 0] == pytest.approx(exact[:, 0], abs=CLOSED_FORM)
     assert res.state("pid") == pytest.approx(exact[:, 2:], abs=CLOSED_FORM)
 
@@ -217,9 +203,8 @@ def test_pid_holds_an_inverted_pendulum_against_a_disturbance() -> None:
     # z = (th, th', integral of e = -th): linear closed loop driven by d from 0.1 s
     c = length / 2
     M = np.array([[0.0, 1.0, 0.0], [(mass * g * c - kp) / inertia, -kd / inertia, ki / inertia], [-1.0, 0.0, 0.0]])
-    b = np.array([0.0, disturbance / inertia, 0.0])
     late = np.maximum(res.time - 0.1, 0.0)
-    exact = np.array([np.linalg.solve(M, (expm(M * t) - np.eye(3)) @ b)[0] for t in late])
+    exact = forced_response(M, np.array([0.0, disturbance / inertia, 0.0]), late)[:, 0]
     assert np.max(np.abs(angle)) > 5e-3  # the push did tilt it
     # sin th - th = th^3 / 6 < 2e-7 relative to the gravity torque, plus the integration error.
     assert angle == pytest.approx(exact, abs=1e-6)

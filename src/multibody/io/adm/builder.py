@@ -481,35 +481,34 @@ class _Builder:
         except ValueError as error:
             raise self.fail(statement, f"cannot interpolate X, Y: {error}") from None
 
-    def variable(self, variable_id: int, line: int, column: int) -> tuple[str, Callable[[int], tuple[int, int]]]:
-        statement = self.statements.get(("VARIABLE", variable_id))
+    def defined(self, kind: str, element_id: int, line: int, column: int) -> Statement:
+        """Statement ``kind``/``element_id``, or an ``AdmReferenceError`` located where it is named."""
+        statement = self.statements.get((kind, element_id))
         if statement is None:
-            raise AdmReferenceError(f"VARIABLE/{variable_id} is not defined", line, column, self.source)
+            raise AdmReferenceError(f"{kind}/{element_id} is not defined", line, column, self.source)
+        return statement
+
+    def function_text(self, statement: Statement) -> tuple[str, Callable[[int], tuple[int, int]]]:
+        """The FUNCTION expression of ``statement`` and where each of its characters is in the file."""
         argument = statement.arguments.get("FUNCTION")
         if argument is None:
             raise self.fail(statement, "FUNCTION is required")
         return str(argument.value), lambda offset: statement.text.where(argument.offset + offset)
+
+    def variable(self, variable_id: int, line: int, column: int) -> tuple[str, Callable[[int], tuple[int, int]]]:
+        return self.function_text(self.defined("VARIABLE", variable_id, line, column))
 
     def element(self, statement: str, element_id: int, line: int, column: int) -> str:
-        if (statement, element_id) not in self.statements:
-            raise AdmReferenceError(f"{statement}/{element_id} is not defined", line, column, self.source)
-        return f"{statement}/{element_id}"
+        return self.defined(statement, element_id, line, column).label
 
     def diff_rate(self, diff_id: int, line: int, column: int) -> tuple[str, Callable[[int], tuple[int, int]]]:
-        statement = self.statements.get(("DIFF", diff_id))
-        if statement is None:
-            raise AdmReferenceError(f"DIFF/{diff_id} is not defined", line, column, self.source)
+        statement = self.defined("DIFF", diff_id, line, column)
         if statement.has("IMPLICIT"):
             raise UnsupportedFunction(f"DIF1 of the implicit DIFF/{diff_id}", line, column, self.source)
-        argument = statement.arguments.get("FUNCTION")
-        if argument is None:
-            raise self.fail(statement, "FUNCTION is required")
-        return str(argument.value), lambda offset: statement.text.where(argument.offset + offset)
+        return self.function_text(statement)
 
     def array_entry(self, array_id: int, k: int, line: int, column: int) -> tuple:
-        array = self.statements.get(("ARRAY", array_id))
-        if array is None:
-            raise AdmReferenceError(f"ARRAY/{array_id} is not defined", line, column, self.source)
+        array = self.defined("ARRAY", array_id, line, column)
         kind = next((flag for flag in ("X", "U", "Y", "IC") if array.has(flag)), "IC")
         if kind in ("IC", "U"):
             entries = array.get("NUMBERS" if kind == "IC" else "VARIABLES", ())
