@@ -211,5 +211,8 @@ def test_bad_input_is_named() -> None:
         make(supply=mb.HydraulicSupply(1e7))
     with pytest.raises(mb.ModelError, match="ProportionalValve: max_area"):
         mb.ProportionalValve(1.0, max_area=-1.0)
+    broken, _, _ = driven_cylinder(1e3, lambda measure: 1.0 / 0.0)
+    with pytest.raises(mb.AnalysisError, match="hydraulic cylinder 'cylinder': its valve command raised ZeroDivision"):
+        mb.dynamics(broken, 0.01, 0.01)
     with pytest.raises(KeyError, match="not a hydraulic cylinder"):
         mb.dynamics(model, 0.01, 0.01).hydraulics("block")

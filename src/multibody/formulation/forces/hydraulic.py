@@ -123,7 +123,13 @@ def _hydraulic_loads(group: HydraulicCylinders, inputs: LoadInputs, out: LoadOut
     if group.valved.size:
         measure = measure_of(inputs)
         spool = x[group.spool_state]
-        command = np.array([valve.command_value(measure) for valve in group.valves])
+        names = inputs.system.force_names
+        command = np.array(
+            [
+                valve.command_value(measure, f"hydraulic cylinder '{names[group.element[k]]}'")
+                for k, valve in zip(group.valved, group.valves)
+            ]
+        )
         out.state_rate[group.spool_state] = (command - spool) / group.time_constant
         v = group.valved
         flows[v] += valve_flows(

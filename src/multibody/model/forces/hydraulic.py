@@ -25,14 +25,18 @@ stops act as stiff springs with dampers beyond the stroke.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from multibody.model.element import ModelError
+from multibody.model.element import LawError, ModelError
 from multibody.model.forces.base import ForceElement
 from multibody.model.functions import Constant, TimeFunction
 from multibody.model.marker import Marker
+
+if TYPE_CHECKING:
+    from multibody.model.states import Measure
 
 FloatArray = NDArray[np.float64]
 
@@ -116,13 +120,21 @@ class ProportionalValve:
             raise ModelError(f"{owner}: initial_position must be within [-1, 1], got {initial_position!r}")
         self.initial_position = float(initial_position)
 
-    def command_value(self, measure: object) -> float:
-        """The command at the instant ``measure`` describes, clipped to [-1, 1]."""
-        if isinstance(self.command, TimeFunction):
-            value = self.command.value(measure.t)  # type: ignore[attr-defined]
-        else:
-            value = self.command(measure)
-        return float(np.clip(float(value), -1.0, 1.0))
+    def command_value(self, measure: Measure, owner: str) -> float:
+        """The command at the instant ``measure`` describes, clipped to [-1, 1]; a command that
+        raises or is not a number is a ``LawError`` naming ``owner`` (the cylinder) and the time."""
+        try:
+            value = float(
+                self.command.value(measure.t) if isinstance(self.command, TimeFunction) else self.command(measure)
+            )
+        except ModelError:
+            raise
+        except Exception as error:
+            raise LawError(
+                f"{owner}: its valve command raised {type(error).__name__}: {error} at t = {measure.t:.6g} s "
+                "(it must return a number in [-1, 1])"
+            ) from error
+        return float(np.clip(value, -1.0, 1.0))
 
 
 class HydraulicCylinder(ForceElement):
