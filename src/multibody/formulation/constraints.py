@@ -334,9 +334,10 @@ class JacobianAssembler:
         body_i = system.marker_body[rows.i_marker]
         body_j = system.marker_body[rows.j_marker]
         m = len(rows)
-        row_index = np.repeat(np.arange(m), 12)
-        bodies = np.repeat(np.stack([body_i, body_j], axis=1), 6, axis=1).reshape(-1)
-        column = 6 * bodies + np.tile(np.arange(6), 2 * m)
+        width = rigid.VELOCITY_WIDTH
+        row_index = np.repeat(np.arange(m), 2 * width)
+        bodies = np.repeat(np.stack([body_i, body_j], axis=1), width, axis=1).reshape(-1)
+        column = width * bodies + np.tile(np.arange(width), 2 * m)
         self.keep = np.flatnonzero(bodies >= 0)
         self.row_index = row_index[self.keep]
         self.column = column[self.keep]
@@ -364,7 +365,7 @@ class JacobianAssembler:
         return self.from_values(rigid.jacobian_values(coefficients, frames.R_WB, self.body_i, self.body_j))
 
     def from_values(self, values: FloatArray) -> np.ndarray | sp.csr_matrix:
-        """``G`` from the (m, 12) entries of ``rigid.jacobian_values``."""
+        """``G`` from the (m, 2 x 6) entries of ``rigid.jacobian_values`` (both bodies' velocity blocks)."""
         kept = values.reshape(-1)[self.keep]
         if self.sparse:
             data = np.bincount(self._slot, weights=kept, minlength=self._nnz)

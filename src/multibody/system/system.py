@@ -200,9 +200,14 @@ class System:
         return next((group.arrays for group in self.force_groups if group.family.name == family), None)
 
     @cached_property
+    def multiplier_readers(self) -> tuple[str, ...]:
+        """Names of the force elements that read the multipliers of a joint or motion."""
+        return tuple(name for name, joints in zip(self.force_names, self.force_joints) if joints.size)
+
+    @property
     def reads_multipliers(self) -> bool:
         """Whether any force element reads the multipliers of a joint or motion."""
-        return any(joints.size for joints in self.force_joints)
+        return bool(self.multiplier_readers)
 
     @property
     def n_bodies(self) -> int:
