@@ -3,7 +3,7 @@ states, solved with the mechanics.
 
 References (closed forms and conservation laws, nothing tuned):
 - a mass on a closed cylinder oscillates at sqrt(k_h / m), k_h = beta (A_0^2 / V_0 + A_1^2 / V_1)
-  (the linearized oil springs of both chambers);
+  (the linearized oil springs of both chambers), in both formulations and in the linear model;
 - a closed chamber at constant bulk modulus obeys p = p_i - beta ln(V / V_i) exactly;
 - energy: kinetic + oil energy + the work of flows and loads is conserved (``total + dissipated``
   constant), the oil energy and flow power being those of ``chamber_energy`` / ``flow_power``;
@@ -56,19 +56,33 @@ def downward_crossings(t: np.ndarray, signal: np.ndarray) -> np.ndarray:
     return t[k] - signal[k] * (t[k + 1] - t[k]) / (signal[k + 1] - signal[k])
 
 
-def test_closed_cylinder_oscillates_at_the_hydraulic_natural_frequency() -> None:
+def closed_cylinder(speed: float) -> tuple[mb.Model, float]:
+    """500 kg on a closed cylinder at 0.25 m extension, its chamber pressures in equilibrium (so
+    it oscillates about its start), and the closed-form period [s] of that oscillation."""
     mass, extension, rod_pressure = 500.0, 0.25, 5e6
-    model, _ = cylinder_on_slide(
-        mass, extension, speed=0.01, initial_pressures=(rod_pressure * A1 / A0, rod_pressure)
-    )  # pressures in equilibrium: the mass oscillates about its start
+    model, _ = cylinder_on_slide(mass, extension, speed, initial_pressures=(rod_pressure * A1 / A0, rod_pressure))
     V0, V1 = DEAD[0] + A0 * extension, DEAD[1] + A1 * (STROKE - extension)
-    period = 2 * np.pi / np.sqrt(BETA * (A0**2 / V0 + A1**2 / V1) / mass)
-    res = mb.dynamics(model, 10 * period, period / 50, rtol=1e-8)
+    return model, 2 * np.pi / np.sqrt(BETA * (A0**2 / V0 + A1**2 / V1) / mass)
+
+
+@pytest.mark.parametrize("formulation", ["cartesian", "kane"])
+def test_closed_cylinder_oscillates_at_the_hydraulic_natural_frequency(formulation: str) -> None:
+    model, period = closed_cylinder(speed=0.01)
+    res = mb.dynamics(model, 10 * period, period / 50, rtol=1e-8, formulation=formulation)
     periods = np.diff(downward_crossings(res.time, res.body("block").velocity[:, 0]))
     assert len(periods) >= 8
     # The amplitude (6e-5 m) is 1e-4 of V / A: the nonlinearity shifts the period by ~1e-8;
     # interpolating zero crossings at 50 samples per period and rtol 1e-8 leave ~1e-6.
     assert periods / period == pytest.approx(1.0, abs=1e-5)
+
+
+def test_linearization_gives_the_hydraulic_natural_frequency() -> None:
+    """The pressures are states of the linear model: its one oscillating mode is sqrt(k_h / m)."""
+    model, period = closed_cylinder(speed=0.0)
+    modes = mb.linearize(model).modes()
+    oscillating = modes.frequencies_hz[~modes.rigid_body]
+    # Finite-difference state Jacobians (relative steps ~1e-7) leave errors far below 1e-6.
+    assert oscillating == pytest.approx([1 / period], rel=1e-6)
 
 
 def test_closed_chambers_follow_the_isothermal_law_and_conserve_energy() -> None:
