@@ -86,6 +86,7 @@ def test_the_shipped_examples_are_there() -> None:
         "heavy_top",
         "newtons_cradle",
         "pendulum",
+        "pump_truck_boom",
         "quarter_car_study",
         "slider_crank",
         "two_mass_chain",

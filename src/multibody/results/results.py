@@ -15,6 +15,7 @@ Named access returns views, never copies::
 from __future__ import annotations
 
 import csv
+import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -117,6 +118,23 @@ class ForceHistory:
     force: FloatArray = _quantity((3,))
     torque: FloatArray = _quantity((3,))
     value: FloatArray = _quantity(())
+
+
+@dataclass(frozen=True)
+class HydraulicsHistory:
+    """Pressures and valve of one hydraulic cylinder over the output instants.
+
+    Attributes:
+        name: the cylinder's name.
+        pressures: (T, 2) gauge pressures of the cap and rod chambers [Pa] (``/ 1e5`` for bar).
+        spool_position: (T,) its valve's normalized spool position [-], None without a valve.
+        force: (T,) the cylinder's force along its line, + pushing I and J apart [N].
+    """
+
+    name: str
+    pressures: FloatArray
+    spool_position: FloatArray | None
+    force: FloatArray
 
 
 _History = TypeVar("_History", BodyHistory, JointHistory, ForceHistory)
@@ -353,6 +371,20 @@ class Results:
     def force(self, name: str) -> ForceHistory:
         """Output history of the named force; raises KeyError naming the forces if unknown."""
         return self._history(_FORCES, name)
+
+    def hydraulics(self, name: str) -> HydraulicsHistory:
+        """Chamber pressures, spool position and force of the hydraulic cylinder ``name``
+        (KeyError when ``name`` is not one)."""
+        scene = json.loads(self._layout.scene) if self._layout.scene else {}
+        types = {force["name"]: force["type"] for force in scene.get("forces", ())}
+        name = dict(self._layout.aliases).get(name, name)
+        if types.get(name, "HydraulicCylinder") != "HydraulicCylinder" or name not in self._indices["force"]:
+            cylinders = ", ".join(n for n, kind in types.items() if kind == "HydraulicCylinder") or "none"
+            raise KeyError(f"'{name}' is not a hydraulic cylinder; cylinders: {cylinders}")
+        states = self.state(name)
+        return HydraulicsHistory(
+            name, states[:, :2], states[:, 2] if states.shape[1] > 2 else None, self.force(name).value
+        )
 
     def channel(self, spec: str) -> FloatArray:
         """One scalar signal over time, named "<element>.<quantity>[.<component>]".

@@ -151,7 +151,8 @@ class System:
     redundant: tuple[RedundantRow, ...]
     force_names: tuple[str, ...]
     force_markers: IntArray
-    """(nf, 2) I and J marker per force element (J = -1 when action-only)"""
+    """(nf, 2) I and J marker per force element (J = -1 when action-only; I = -1 for an element with
+    first-order states only, which loads no body)"""
     force_groups: tuple[ForceGroup, ...]
     """the force elements by family, each a struct of arrays (``multibody.formulation.forces.family``)"""
     force_attachments: tuple[IntArray, ...]
@@ -183,14 +184,14 @@ class System:
 
     @cached_property
     def force_load_points(self) -> tuple[IntArray, IntArray, FloatArray, IntArray]:
-        """Per loaded side of every force element (the I side of each, then the J side of the
+        """Per loaded side of every force element (the I side of each that has one, then the J side of the
         two-marker ones): the element, the marker whose body carries the load, its sign (+1 I,
         -1 J) and the marker at whose origin it acts (always the element's I marker)."""
         markers = self.force_markers
-        has_j = markers[:, 1] >= 0
-        element = np.concatenate([np.arange(len(markers)), np.flatnonzero(has_j)]).astype(np.int64)
-        marker = np.concatenate([markers[:, 0], markers[has_j, 1]]).astype(np.int64)
-        sign = np.concatenate([np.ones(len(markers)), -np.ones(int(has_j.sum()))])
+        has_i, has_j = markers[:, 0] >= 0, markers[:, 1] >= 0  # an element with states only loads no body
+        element = np.concatenate([np.flatnonzero(has_i), np.flatnonzero(has_j)]).astype(np.int64)
+        marker = np.concatenate([markers[has_i, 0], markers[has_j, 1]]).astype(np.int64)
+        sign = np.concatenate([np.ones(int(has_i.sum())), -np.ones(int(has_j.sum()))])
         return element, marker, sign, markers[element, 0].astype(np.int64)
 
     def force_group(self, family: str) -> object | None:
