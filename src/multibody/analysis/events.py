@@ -163,8 +163,8 @@ class EventDrivenIntegrator:
             kinematics.position_rate(self.system, state.q, state.v),
             acceleration,
             evaluation.state_rate,
-            -self.form.nonconservative_power(evaluation, lam),
-            self.form.input_power(evaluation, lam),
+            -self.form.nonconservative_power(evaluation.loads, evaluation.nu, lam),
+            self.form.input_power(evaluation.loads, evaluation.nu, lam),
         )
         method = GeneralizedAlpha if alpha else BDF
         options = {"variant": ALPHA_METHODS[self.method]} if alpha else {}

@@ -87,7 +87,12 @@ def _run(
         evaluation = form.evaluate(q, v, float(t))
         acceleration = jacobian.solve(form.gamma(evaluation))
         lam = Factorization(G.T).solve(evaluation.generalized_force - form.mass_matrix @ acceleration)
-        power = np.array([form.nonconservative_power(evaluation, lam), form.input_power(evaluation, lam)])
+        power = np.array(
+            [
+                form.nonconservative_power(evaluation.loads, evaluation.nu, lam),
+                form.input_power(evaluation.loads, evaluation.nu, lam),
+            ]
+        )
         if previous_power is not None:
             dissipated -= 0.5 * (power[0] + previous_power[0]) * (t - previous_t)
             input_work += 0.5 * (power[1] + previous_power[1]) * (t - previous_t)

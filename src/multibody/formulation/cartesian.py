@@ -55,6 +55,9 @@ class Evaluation:
     """(m,) the multipliers the loads were evaluated with (None: zero)"""
     jacobian: constraints.ConstraintJacobian
     """``G`` as world coefficients of the rows' bodies (for reactions)"""
+    element_wrench: FloatArray
+    """(nb, 6) the part of ``Q`` from force elements (``generalized_force`` adds gravity and the
+    gyroscopic moments)"""
 
     @property
     def state_rate(self) -> FloatArray:
@@ -96,6 +99,19 @@ class CartesianFormulation:
         self._colors = _distance_two_coloring(system.adjacency)
         self.reads_multipliers = system.reads_multipliers
         """Whether any load depends on the multipliers of the constraint rows."""
+        self.has_loads = bool(len(system.force_names))
+        """Whether the model has force elements (whose loads and state rates are evaluated in Python)"""
+        self._no_wrench = np.zeros((system.n_bodies, rigid.VELOCITY_WIDTH))
+        self.kernel_system = (
+            system.marker_body,
+            system.marker_position,
+            system.marker_orientation,
+            system.mass,
+            system.inertia,
+            system.gravity,
+            rigid.mass_blocks(system.mass, system.inertia),
+        )
+        """the System's arrays as ``multibody.formulation.dae_kernel`` takes them"""
 
     # -- positions, velocities, forces ------------------------------------------------------
     def evaluate(
@@ -140,16 +156,17 @@ class CartesianFormulation:
         frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(s, q)[1], p_WM_W, p_BM_W, R_WM)
         motion = Twist(v_WB_W, w_WB_W, kinematics.split_velocities(s, v)[1], v_WM_W, w_WM_W, bias_WM_W)
         x = s.x0 if x is None else x
-        if len(s.force_names):
+        if self.has_loads:
             loads = forces.element_loads(s, frames, motion, x, lam)
-            wrench += forces.generalized_element_forces(s, frames, loads)[:-1]
+            element_wrench = forces.generalized_element_forces(s, frames, loads)[:-1]
+            wrench += element_wrench
         else:
-            loads = forces.NO_LOADS
+            loads, element_wrench = forces.NO_LOADS, self._no_wrench
         G = self.assembler.from_values(values)
         jacobian = constraints.ConstraintJacobian(
             coefficients[:, 0], coefficients[:, 1], coefficients[:, 2], coefficients[:, 3]
         )
-        return Evaluation(frames, motion, loads, wrench.reshape(-1), phi, G, nu, q, v, x, lam, jacobian)
+        return Evaluation(frames, motion, loads, wrench.reshape(-1), phi, G, nu, q, v, x, lam, jacobian, element_wrench)
 
     def generalized_force(self, frames: Pose, motion: Twist, loads: forces.ElementLoads) -> FloatArray:
         """``Q`` (6 nb,): gravity, gyroscopic moments and force elements."""
@@ -198,14 +215,17 @@ class CartesianFormulation:
         gravity = -float(np.sum(self.system.mass * (frames.p_WB_W[:-1] @ self.system.gravity)))
         return gravity + loads.potential_energy
 
-    def nonconservative_power(self, state: Evaluation, lam: FloatArray) -> float:
+    @staticmethod
+    def nonconservative_power(loads: forces.ElementLoads, nu: FloatArray, lam: FloatArray) -> float:
         """Power [W] into the system from dampers, actuators, applied loads and motions
-        (``-lambda . nu`` of the driver rows: the work done to keep a prescribed motion)."""
-        return state.loads.nonconservative_power - float(lam @ state.nu)
+        (``-lambda . nu`` of the driver rows: the work done to keep a prescribed motion), with the
+        element ``loads``, the velocity right-hand side ``nu`` (m,) and multipliers ``lam`` (m,)."""
+        return loads.nonconservative_power - float(lam @ nu)
 
-    def input_power(self, state: Evaluation, lam: FloatArray) -> float:
+    @staticmethod
+    def input_power(loads: forces.ElementLoads, nu: FloatArray, lam: FloatArray) -> float:
         """Power [W] put in by motions, actuators, applied loads and user laws (dampers excluded)."""
-        return state.loads.input_power - float(lam @ state.nu)
+        return loads.input_power - float(lam @ nu)
 
     # -- linearization for Newton -----------------------------------------------------------
     def force_jacobians(

@@ -358,6 +358,9 @@ class JacobianAssembler:
         }
         self._slot = np.array([slot_of[(r, c)] for r, c in zip(self.row_index, self.column)], dtype=np.int64)
         self._nnz = pattern.indices.size
+        self.pattern = (self.keep.astype(np.int64), self.row_index.astype(np.int64), self.column.astype(np.int64))
+        """``(keep, row, column)``: which of the (m, 12) kernel values are entries of ``G`` and where
+        each sits (``multibody.formulation.dae_kernel``)"""
 
     def assemble(self, frames: Pose, jacobian: ConstraintJacobian) -> np.ndarray | sp.csr_matrix:
         """``G`` in velocity space (angular part in body components)."""

@@ -135,7 +135,9 @@ class Index3Mechanics:
     def _quadrature_rate(self, state: Evaluation, lam: FloatArray) -> FloatArray:
         """``(dE/dt, dW/dt)`` [W] at an evaluated state with multipliers ``lam``."""
         form = self.formulation
-        return np.array([-form.nonconservative_power(state, lam), form.input_power(state, lam)])
+        return np.array(
+            [-form.nonconservative_power(state.loads, state.nu, lam), form.input_power(state.loads, state.nu, lam)]
+        )
 
     # -- one step -------------------------------------------------------------------------------
     def solve(

@@ -43,6 +43,11 @@ class Factorization:
                 raise SingularMatrixError("matrix is singular to working precision")
             self._lu = (lu, piv)
 
+    @property
+    def dense_factors(self) -> tuple[NDArray[np.float64], NDArray[np.int32]] | None:
+        """``(lu, pivots)`` as LAPACK ``getrf`` gives them (0-based pivots), None when sparse."""
+        return None if self.sparse else self._lu
+
     def solve(self, rhs: NDArray[np.float64]) -> NDArray[np.float64]:
         """``matrix^-1 rhs`` for a vector or a matrix of right-hand sides."""
         if self.sparse:
