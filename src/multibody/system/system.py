@@ -260,6 +260,9 @@ class System:
             f"  gravity {np.round(self.gravity, 6).tolist()} m/s^2",
             f"  degrees of freedom: {self.dof} (Gruebler count {self.gruebler_dof})",
         ]
+        if self.n_states:
+            owners = ", ".join(f"{b.owner} {b.nx}" for b in self.layout.blocks if b.nx)
+            lines.append(f"  first-order states: {self.n_states} ({owners})")
         if self.redundant:
             lines.append(f"  {len(self.redundant)} redundant equations removed (their reactions are not unique):")
             lines += [f"    {r.message()}" for r in self.redundant]
