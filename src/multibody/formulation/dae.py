@@ -21,7 +21,10 @@ there is one (``CartesianFormulation.coupling_jacobians``)::
      [-c^2 F_q - c F_v,   I - c F_x,  -F_lam     ],
      [G,                  0,          0          ]]
 
-For SI2 the ``mu`` correction follows from ``G G^T dmu = Phi/c + G dv``.
+For SI2 the ``mu`` correction follows from ``G G^T dmu = Phi/c + G dv``. The matrices are
+factorized once per step; each iteration (evaluation, residual, solves, updates) is compiled in
+``multibody.formulation.dae_kernel``, with the force elements' loads evaluated in Python at the
+iterate when the model has any.
 """
 
 from __future__ import annotations
