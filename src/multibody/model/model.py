@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from multibody.model.beam import FiniteSegmentBeam
 from multibody.model.body import Body, Ground, RigidBody
 from multibody.model.contact import Contact
 from multibody.model.element import Element, ModelError
@@ -39,19 +40,32 @@ class Model:
         self.motions: dict[str, Motion] = {}
         self.forces: dict[str, ForceElement] = {}
         self.contacts: dict[str, Contact] = {}
+        self.beams: dict[str, FiniteSegmentBeam] = {}
+        """beams made of parts (their segments and springs are in ``bodies`` and ``forces``)"""
         self._names: dict[str, Element] = {self.ground.name: self.ground}
         self.aliases: dict[str, str] = {}
         """Other names of elements, alias -> element name (an imported file's ids); results accept them too."""
 
     def add(self, element: AnyElement) -> AnyElement:
-        """Add a body, joint, motion, force or contact pair and return it; raises ``ModelError`` naming the problem."""
+        """Add a body, joint, motion, force, contact pair or beam (its segments and springs) and
+        return it; raises ``ModelError`` naming the problem."""
         if element.name in self._names:
             raise ModelError(
                 f"{element.describe()}: the name '{element.name}' is already used by "
                 f"{self._names[element.name].describe()}; names must be unique within a model"
             )
-        if isinstance(element, RigidBody):
-            collection: dict = self.bodies
+        if isinstance(element, FiniteSegmentBeam):
+            taken = [part.name for part in element.parts() if part.name in self._names]
+            if taken:
+                raise ModelError(
+                    f"{element.describe()}: its parts' names {', '.join(map(repr, taken))} are already used; "
+                    "rename the beam or those elements"
+                )
+            for part in element.parts():
+                self.add(part)
+            collection: dict = self.beams
+        elif isinstance(element, RigidBody):
+            collection = self.bodies
         elif isinstance(element, Joint):
             collection = self.joints
         elif isinstance(element, Motion):
@@ -66,7 +80,7 @@ class Model:
             collection = self.contacts
         else:
             raise ModelError(
-                f"model '{self.name}': cannot add {element!r}; expected a RigidBody, Joint, Motion, force or contact element"
+                f"model '{self.name}': cannot add {element!r}; expected a RigidBody, Joint, Motion, force, contact element or beam"
             )
         for marker in getattr(element, "attached_markers", tuple)():
             if not self._owns(marker.body):

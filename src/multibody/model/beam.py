@@ -1,0 +1,198 @@
+"""Finite-segment beams (MDAS II): a slender member as rigid segments joined by section springs.
+
+A beam of length L along its start marker's x axis is cut into ``n`` equal rigid segments of
+length ``l = L / n``. Each segment is a ``RigidBody`` (mass ``rho A l``; moments of inertia
+``rho l (Iy + Iz)`` about the axis, ``rho l Iy + m l^2 / 12`` and ``rho l Iz + m l^2 / 12``
+across) and neighbours are joined at their common end by a ``Bushing`` whose stiffness is that
+of the length ``l`` of beam between their centres: ``EA / l`` along the axis, ``kappa G A / l``
+in shear, ``G J / l`` in torsion, ``E Iy / l`` and ``E Iz / l`` in bending (Huston's finite
+segment method, as in the MDAS II thesis). Large overall deformation is carried by the segments'
+rigid motions, each joint's deformation staying small. With ``clamped=True`` the first segment is
+held to the start marker by the same springs for the half segment ``l / 2`` (twice as stiff);
+otherwise the user joins ``beam.start`` to what carries it.
+
+Damping is stiffness-proportional: every spring's damping is ``damping`` [s] times its stiffness.
+Segments are named ``<beam>_1 .. <beam>_n`` with markers ``start``, ``center`` and ``end``; the
+joining bushings ``<beam>_joint_1 ..`` (``<beam>_joint_0`` the clamp), so every result of the
+package (positions, reactions, forces, animation) works on a beam as on any other part.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from multibody.model.body import Ground, RigidBody
+from multibody.model.element import Element, ModelError
+from multibody.model.forces.bushing import Bushing
+from multibody.model.marker import Marker
+from multibody.model.materials import Material, Section
+from multibody.spatial.rotations import rotation_from_euler_parameters
+
+if TYPE_CHECKING:
+    from multibody.results import Results
+
+FloatArray = NDArray[np.float64]
+
+
+class FiniteSegmentBeam(Element):
+    """A beam of ``length`` [m] from ``start_marker`` along its x axis, cut into ``n_segments``
+    rigid segments joined by the springs of ``section`` and ``material`` (module docstring).
+
+    ``clamped``: hold the first segment to ``start_marker``'s body; ``damping`` [s]:
+    stiffness-proportional damping coefficient of every spring.
+    """
+
+    kind = "beam"
+
+    def __init__(
+        self,
+        name: str,
+        start_marker: Marker,
+        length: float,
+        n_segments: int,
+        section: Section,
+        material: Material,
+        clamped: bool = False,
+        damping: float = 0.0,
+    ) -> None:
+        super().__init__(name)
+        owner = self.describe()
+        if not isinstance(start_marker, Marker):
+            raise ModelError(f"{owner}: start_marker must be a Marker (from body.add_marker), got {start_marker!r}")
+        if not isinstance(section, Section) or not isinstance(material, Material):
+            raise ModelError(f"{owner}: section must be an mb.Section and material an mb.Material")
+        if not isinstance(length, (int, float)) or not np.isfinite(length) or length <= 0.0:
+            raise ModelError(f"{owner}: length must be a positive number of metres, got {length!r}")
+        if not isinstance(n_segments, (int, np.integer)) or n_segments < 1:
+            raise ModelError(f"{owner}: n_segments must be a positive integer, got {n_segments!r}")
+        if not isinstance(damping, (int, float)) or not np.isfinite(damping) or damping < 0.0:
+            raise ModelError(f"{owner}: damping must be a non-negative number of seconds, got {damping!r}")
+        self.start_marker = start_marker
+        self.length, self.n_segments = float(length), int(n_segments)
+        self.section, self.material = section, material
+        self.clamped, self.damping = bool(clamped), float(damping)
+        self.segments, self.joints = self._build()
+
+    @property
+    def segment_length(self) -> float:
+        """``l = L / n`` [m]."""
+        return self.length / self.n_segments
+
+    @property
+    def start(self) -> Marker:
+        """The marker at the beam's first end (on the first segment), to join to what carries it."""
+        return self.segments[0].marker("start")
+
+    @property
+    def end(self) -> Marker:
+        """The marker at the beam's free end (on the last segment)."""
+        return self.segments[-1].marker("end")
+
+    def node_positions(self, results: Results) -> FloatArray:
+        """(T, n + 1, 3) world positions [m] of the segment ends at the output times of
+        ``results`` (a run of the model holding this beam): the first segment's start, then each
+        segment's end."""
+        half = 0.5 * self.segment_length
+        bodies = [results.body(segment.name) for segment in self.segments]
+        axes = [rotation_from_euler_parameters(body.euler_parameters)[..., :, 0] for body in bodies]
+        ends = [body.position + half * axis for body, axis in zip(bodies, axes)]
+        return np.stack([bodies[0].position - half * axes[0], *ends], axis=1)
+
+    def section_forces(self, results: Results) -> FloatArray:
+        """(T, joints, 6) force [N] and moment [N m] each joining spring carries, in the axes of
+        the segment before it (x along the beam: axial force, two shear forces, torsion, two
+        bending moments), with the sign of the load on the segment after it."""
+        carried = []
+        for joint in self.joints:
+            R_WJ = _marker_axes(results, joint.j_marker)
+            loads = results.force(joint.name)
+            force_J = np.einsum("tji,tj->ti", R_WJ, loads.force)
+            torque_J = np.einsum("tji,tj->ti", R_WJ, loads.torque)
+            carried.append(np.hstack([force_J, torque_J]))
+        return np.stack(carried, axis=1) if carried else np.zeros((len(results.time), 0, 6))
+
+    def attached_markers(self) -> tuple[Marker, ...]:
+        """The start marker (the model checks its body is in the model)."""
+        return (self.start_marker,)
+
+    def parts(self) -> tuple[Element, ...]:
+        """The segments, then the joining bushings: what ``Model.add`` adds for the beam."""
+        return (*self.segments, *self.joints)
+
+    def section_stiffness(self, span: float) -> tuple[FloatArray, FloatArray]:
+        """``(translational (3,) [N/m], rotational (3,) [N m/rad])`` stiffness of a length ``span``
+        [m] of the beam, in the section's axes (x along the beam)."""
+        E, G = self.material.E, self.material.G
+        s = self.section
+        return (
+            np.array([E * s.area, s.shear_factor * G * s.area, s.shear_factor * G * s.area]) / span,
+            np.array([G * s.J, E * s.Iy, E * s.Iz]) / span,
+        )
+
+    def _build(self) -> tuple[tuple[RigidBody, ...], tuple[Bushing, ...]]:
+        p_WS, R_WS, v_WS, w_WS = _world_state(self.start_marker)
+        l = self.segment_length
+        s, rho = self.section, self.material.density
+        mass = rho * s.area * l
+        inertia = (rho * l * (s.Iy + s.Iz), rho * l * s.Iy + mass * l**2 / 12.0, rho * l * s.Iz + mass * l**2 / 12.0)
+        axis = R_WS[:, 0]
+        segments = []
+        for k in range(self.n_segments):
+            center = p_WS + (k + 0.5) * l * axis
+            segment = RigidBody(
+                f"{self.name}_{k + 1}",
+                mass,
+                inertia,
+                position=center,
+                orientation=R_WS,
+                velocity=v_WS + np.cross(w_WS, center - p_WS),
+                angular_velocity=w_WS,
+            )
+            segment.add_marker("start", (-0.5 * l, 0.0, 0.0))
+            segment.add_marker("center")
+            segment.add_marker("end", (0.5 * l, 0.0, 0.0))
+            segments.append(segment)
+        joints = []
+        if self.clamped:
+            joints.append(self._spring(0, segments[0].marker("start"), self.start_marker, 0.5 * l))
+        for k in range(1, self.n_segments):
+            joints.append(self._spring(k, segments[k].marker("start"), segments[k - 1].marker("end"), l))
+        return tuple(segments), tuple(joints)
+
+    def _spring(self, k: int, i_marker: Marker, j_marker: Marker, span: float) -> Bushing:
+        translational, rotational = self.section_stiffness(span)
+        return Bushing(
+            f"{self.name}_joint_{k}",
+            i_marker,
+            j_marker,
+            stiffness=translational,
+            damping=self.damping * translational,
+            rotational_stiffness=rotational,
+            rotational_damping=self.damping * rotational,
+        )
+
+
+def _world_state(marker: Marker) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """World position [m], orientation, origin velocity [m/s] and angular velocity [rad/s] of
+    ``marker`` in the model's input configuration."""
+    body = marker.body
+    if isinstance(body, Ground):
+        return marker.position, marker.orientation, np.zeros(3), np.zeros(3)
+    r = body.orientation @ marker.position
+    return (
+        body.position + r,
+        body.orientation @ marker.orientation,
+        body.velocity + np.cross(body.angular_velocity, r),
+        body.angular_velocity,
+    )
+
+
+def _marker_axes(results: Results, marker: Marker) -> FloatArray:
+    """(T, 3, 3) ``R_WM`` of ``marker`` at the output times of ``results``."""
+    if isinstance(marker.body, Ground):
+        return np.broadcast_to(marker.orientation, (len(results.time), 3, 3))
+    R_WB = rotation_from_euler_parameters(results.body(marker.body.name).euler_parameters)
+    return R_WB @ marker.orientation
