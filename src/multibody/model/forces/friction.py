@@ -1,0 +1,200 @@
+"""Joint friction (as ADAMS FRICTION does it): Coulomb friction loaded by a joint's reaction,
+with stiction held by a bristle (LuGre-type) first-order state so that sticking does not drift.
+
+Every supported joint is reduced to a *slip* at a friction surface: a vector ``s`` [m/s] of up
+to three components, each the rate of a joint coordinate scaled to the surface (a translation
+rate along the joint axis, or a rotation rate times ``pin_radius``), and a *normal load* ``L``
+[N] built from the joint's reaction (its multipliers):
+
+====================  ===========================================  ==================================
+joint                 slip ``s``                                   normal load ``L`` (each term an input)
+====================  ===========================================  ==================================
+``Translational``     ``v_z`` along z_J                            ``|F_xy|``, ``|T_xy| / bending_reflection_arm``,
+                                                                   ``|T_z| / reaction_arm``
+``Revolute``          ``R omega_z``                                ``|F_xy|``, ``|F_z| friction_arm / R``,
+                                                                   ``|T_xy| / bending_reflection_arm``
+``Cylindrical``       ``(v_z, R omega_z)``                         ``|F_xy|``, ``|T_xy| / bending_reflection_arm``
+``Spherical``         ``R omega`` (3 components)                   ``|F|``
+``Universal``         ``R (omega . z_I, omega . z_J)`` (the pins)  ``|F|``
+====================  ===========================================  ==================================
+
+(``F``, ``T``: the reaction force and torque on the joint's I marker in J axes; ``R`` =
+``pin_radius``, the ball radius of a spherical joint; ``omega`` the angular velocity of I
+relative to J.) The friction force at the surface has the capacity ``C(|s|) = mu(|s|)/mu_s *
+(mu_s L + preload + preload_torque / R)``: ``mu`` is ``mu_static`` up to ``stiction_velocity``
+and falls to ``mu_dynamic`` at ``transition_velocity`` along ADAMS's cubic STEP.
+
+The bristle deflection ``z`` [m] (one state per slip component) follows the LuGre law
+``z' = s - |s| z / z_ss(|s|)`` with ``z_ss = max_stiction_deformation * mu(|s|) / mu_s``, and the
+surface friction force is ``f = -C_s (z / z_max + exp(-(|s| / v_s)^2) z' / v_s)``: a stiff
+bristle spring (full static friction at ``z_max``) with a damper that gives the static capacity at
+the stiction velocity and fades while sliding (Canudas de Wit et al. 1995, with the load-scaled
+stiffness ADAMS uses). Sticking holds with ``|z| <= z_max``; steady sliding gives exactly ``mu_d L``.
+The joint's I body receives the force ``f_1 z_J`` (translation components) and the torque
+``R f_k a_k`` about the rotation axes ``a_k``; J the opposite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from multibody.model.element import ModelError
+from multibody.model.forces.base import ForceElement
+from multibody.model.joints.base import Joint
+from multibody.model.joints.cylindrical import Cylindrical
+from multibody.model.joints.revolute import Revolute
+from multibody.model.joints.spherical import Spherical
+from multibody.model.joints.translational import Translational
+from multibody.model.joints.universal import Universal
+from multibody.model.marker import real_number
+
+FRICTION_INPUTS = ("preload", "reaction_force", "bending_moment", "torsional_moment")
+"""The loads that may feed the friction (ADAMS's INPUTS): each names terms of ``L`` (see module)."""
+
+SLIP_COMPONENTS = {Translational: 1, Revolute: 1, Cylindrical: 2, Spherical: 3, Universal: 2}
+"""Joint family -> number of slip components (and bristle states)."""
+
+MODES = ("stiction", "transition", "sliding")
+"""Friction modes by slip speed: ``|s| <= stiction_velocity``, up to ``transition_velocity``, above."""
+
+
+class JointFriction(ForceElement):
+    """Coulomb friction with stiction in ``joint`` (Translational, Revolute, Cylindrical,
+    Spherical or Universal), loaded by the joint's reaction; see the module for the law.
+
+    ``mu_static`` >= ``mu_dynamic`` >= 0; ``stiction_velocity`` [m/s] > 0 (slip speed at the
+    friction surface up to which the joint sticks); ``transition_velocity`` [m/s] (default 1.5 x
+    the stiction velocity, ADAMS's default) where sliding friction is reached;
+    ``max_stiction_deformation`` [m] > 0, the largest creep of a sticking joint;
+    ``pin_radius`` [m] (rotational joints: the pin, or the ball of a spherical joint);
+    ``friction_arm`` [m] (revolute: arm of the thrust face loaded by the axial force);
+    ``bending_reflection_arm`` [m] (the bending moment's contribution ``|T_b| / arm``);
+    ``reaction_arm`` [m] (translational: the torsional moment's ``|T_z| / arm``); ``preload`` [N]
+    and ``preload_torque`` [N m] (friction present without any reaction, e.g. a seal's squeeze);
+    ``inputs``: the loads that feed the friction, a subset of ``FRICTION_INPUTS`` (default: every
+    one whose arm is given). The element's value is the friction force magnitude at the surface [N].
+    """
+
+    marker_roles = ("i_marker", "j_marker")
+
+    def __init__(
+        self,
+        name: str,
+        joint: Joint,
+        mu_static: float,
+        mu_dynamic: float,
+        stiction_velocity: float,
+        max_stiction_deformation: float = 1e-4,
+        pin_radius: float | None = None,
+        friction_arm: float | None = None,
+        bending_reflection_arm: float | None = None,
+        reaction_arm: float | None = None,
+        preload: float = 0.0,
+        preload_torque: float = 0.0,
+        transition_velocity: float | None = None,
+        inputs: Sequence[str] | None = None,
+    ) -> None:
+        owner = f"force '{name}'"
+        family = type(joint)
+        if family not in SLIP_COMPONENTS:
+            supported = ", ".join(f.__name__ for f in SLIP_COMPONENTS)
+            raise ModelError(
+                f"{owner}: joint friction acts in a {supported} joint, got {joint!r}; "
+                "model friction in other joints with a UserForce that reads their multipliers"
+            )
+        super().__init__(name, joint.i_marker, joint.j_marker)
+        self.joint = joint
+        self.mu_static = _at_least(owner, "mu_static", mu_static, 0.0, "")
+        self.mu_dynamic = _at_least(owner, "mu_dynamic", mu_dynamic, 0.0, "")
+        if self.mu_dynamic > self.mu_static:
+            raise ModelError(
+                f"{owner}: mu_dynamic ({self.mu_dynamic}) exceeds mu_static ({self.mu_static}); "
+                "a joint slides with at most its static coefficient: swap them or lower mu_dynamic"
+            )
+        self.stiction_velocity = _positive(owner, "stiction_velocity", stiction_velocity, "m/s")
+        self.transition_velocity = (
+            1.5 * self.stiction_velocity
+            if transition_velocity is None
+            else _positive(owner, "transition_velocity", transition_velocity, "m/s")
+        )
+        if self.transition_velocity <= self.stiction_velocity:
+            raise ModelError(
+                f"{owner}: transition_velocity ({self.transition_velocity} m/s) must exceed stiction_velocity "
+                f"({self.stiction_velocity} m/s); leave it out for ADAMS's 1.5 x stiction_velocity"
+            )
+        self.max_stiction_deformation = _positive(owner, "max_stiction_deformation", max_stiction_deformation, "m")
+        rotational = family is not Translational
+        self.pin_radius = _optional_arm(owner, "pin_radius", pin_radius)
+        if rotational and self.pin_radius is None:
+            raise ModelError(
+                f"{owner}: friction in {joint.describe()} needs pin_radius [m] (the radius at which the "
+                f"{'ball' if family is Spherical else 'pin'} slides)"
+            )
+        self.friction_arm = _optional_arm(owner, "friction_arm", friction_arm)
+        self.bending_reflection_arm = _optional_arm(owner, "bending_reflection_arm", bending_reflection_arm)
+        self.reaction_arm = _optional_arm(owner, "reaction_arm", reaction_arm)
+        for arm, families in (
+            ("friction_arm", (Revolute,)),
+            ("bending_reflection_arm", (Translational, Revolute, Cylindrical)),
+            ("reaction_arm", (Translational,)),
+        ):
+            if getattr(self, arm) is not None and family not in families:
+                raise ModelError(f"{owner}: {arm} has no meaning for {joint.describe()}; leave it out")
+        self.preload = _at_least(owner, "preload", preload, 0.0, "N")
+        self.preload_torque = _at_least(owner, "preload_torque", preload_torque, 0.0, "N m")
+        if self.preload_torque > 0.0 and not rotational:
+            raise ModelError(
+                f"{owner}: preload_torque needs a rotational joint; give a translational joint preload [N]"
+            )
+        self.inputs = self._inputs(owner, inputs)
+
+    def _inputs(self, owner: str, inputs: Sequence[str] | None) -> tuple[str, ...]:
+        """Validated ``inputs``; by default every input that applies to the joint and has its arm."""
+        translational = type(self.joint) is Translational
+        needs = {"bending_moment": "bending_reflection_arm", "torsional_moment": "reaction_arm"}
+        if inputs is None:
+            return tuple(
+                word
+                for word in FRICTION_INPUTS
+                if word not in needs
+                or (getattr(self, needs[word]) is not None and (translational or word != "torsional_moment"))
+            )
+        chosen = (inputs,) if isinstance(inputs, str) else tuple(inputs)
+        for word in chosen:
+            if word not in FRICTION_INPUTS:
+                raise ModelError(f"{owner}: unknown friction input {word!r}; choose from {', '.join(FRICTION_INPUTS)}")
+            if word == "torsional_moment" and not translational:
+                raise ModelError(f"{owner}: input 'torsional_moment' loads only a translational joint's friction")
+            if word in needs and getattr(self, needs[word]) is None:
+                raise ModelError(f"{owner}: input '{word}' needs {needs[word]} [m]; give it or drop the input")
+        return chosen
+
+    @property
+    def initial_states(self) -> np.ndarray:
+        """The bristle deflections [m], one per slip component, initially relaxed."""
+        return np.zeros(SLIP_COMPONENTS[type(self.joint)])
+
+    @property
+    def read_joints(self) -> tuple[Joint, ...]:
+        """The joint whose reaction loads the friction."""
+        return (self.joint,)
+
+
+def _at_least(owner: str, what: str, value: float, lower: float, unit: str) -> float:
+    number = real_number(owner, f"{what} [{unit}]" if unit else what, value)
+    if number < lower:
+        raise ModelError(f"{owner}: {what} must be >= {lower:g}{' ' + unit if unit else ''}, got {value!r}")
+    return number
+
+
+def _positive(owner: str, what: str, value: float, unit: str) -> float:
+    number = real_number(owner, f"{what} [{unit}]", value)
+    if number <= 0.0:
+        raise ModelError(f"{owner}: {what} must be a positive number in {unit}, got {value!r}")
+    return number
+
+
+def _optional_arm(owner: str, what: str, value: float | None) -> float | None:
+    return None if value is None else _positive(owner, what, value, "m")
