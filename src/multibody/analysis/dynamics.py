@@ -101,7 +101,7 @@ def dynamics(
             f"model '{system.name}' has contact pairs ({', '.join(system.contacts.names)}); "
             "event-driven contact needs formulation='cartesian'"
         )
-    if formulation == "kane" and (system.n_states or any(joints.size for joints in system.user_forces.joints)):
+    if formulation == "kane" and (system.n_states or system.reads_multipliers):
         raise ValueError(
             f"model '{system.name}' has force elements with first-order states or that read joint "
             "multipliers; they need formulation='cartesian' (Kane's formulation does not advance them yet)"

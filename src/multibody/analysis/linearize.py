@@ -260,13 +260,13 @@ def _inputs(system: System, frames: Pose, G: FloatArray, inputs: tuple[str, ...]
     names = _input_names(system, inputs)
     force_input = np.zeros((n, len(names)))
     motion_input = np.zeros((n, len(names)))
-    loads = system.applied_loads
+    loads = system.force_group("applied_load")
     driver_kinds = (KIND["rotation_driver"], KIND["translation_driver"])
     for column, name in enumerate(names):
         element, component = _split(name)
         if element in system.force_names and component is not None:
             index = system.force_names.index(element)
-            matches = np.flatnonzero(loads.element == index)
+            matches = np.flatnonzero(loads.element == index) if loads is not None else np.zeros(0, dtype=int)
             if matches.size == 0:
                 raise KeyError(
                     f"input '{name}': force '{element}' is not a PointForce or PointTorque; only applied loads "

@@ -91,7 +91,7 @@ class CartesianFormulation:
         blocks[:, 3:, 3:] = system.inertia
         self.mass_matrix: Matrix = sp.block_diag(blocks, format="csr") if self.sparse else _block_diagonal(blocks)
         self._colors = _distance_two_coloring(system.adjacency)
-        self.reads_multipliers = any(joints.size for joints in system.user_forces.joints)
+        self.reads_multipliers = system.reads_multipliers
         """Whether any load depends on the multipliers of the constraint rows."""
 
     # -- positions, velocities, forces ------------------------------------------------------
@@ -280,15 +280,16 @@ class CartesianFormulation:
             step = 1e-7 * (1.0 + abs(x[k]))
             coupling.Q_x[:, k], coupling.F_x[:, k] = column(step, x=x + step * np.eye(nx)[k])
         read_rows = np.unique(
-            np.concatenate(
-                [s.active_rows_of[j] for joints in s.user_forces.joints for j in joints] or [np.zeros(0, int)]
-            )
+            np.concatenate([s.active_rows_of[j] for joints in s.force_joints for j in joints] or [np.zeros(0, int)])
         )
         for r in read_rows.astype(int):
             step = 1e-7 * (1.0 + abs(lam[r]))
             coupling.Q_lam[:, r], coupling.F_lam[:, r] = column(step, lam=lam + step * np.eye(m)[r])
         if nx:
-            bodies = {int(b) for markers in s.user_forces.markers for b in s.marker_body[markers] if b >= 0}
+            stateful = [
+                markers for markers, states in zip(s.force_attachments, s.force_states) if states.stop > states.start
+            ]
+            bodies = {int(b) for markers in stateful for b in s.marker_body[markers] if b >= 0}
             for b in sorted(bodies):
                 for k in range(6):
                     index = 6 * b + k

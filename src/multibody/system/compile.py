@@ -12,10 +12,10 @@ from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
 from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation.constraints import JacobianAssembler, position_level
+from multibody.formulation.forces.family import ForceGroup, GroupContext
+from multibody.formulation.forces.registry import family_of
 from multibody.model.body import RigidBody
-from multibody.model.forces import Bushing, PointForce, PointTorque, SpringDamper, TorsionSpring
-from multibody.model.forces.expression import StateDependentLoad
-from multibody.model.forces.user import UserForce
+from multibody.model.element import ModelError
 from multibody.model.functions import TimeFunction
 from multibody.model.joints.base import AXIS_INDEX, Joint
 from multibody.model.joints.coupler import Screw
@@ -30,16 +30,10 @@ from multibody.system.layout import CoordinateLayout
 from multibody.system.scene import scene_json
 from multibody.system.system import (
     CONSTRAINT_KINDS,
-    AppliedLoads,
-    Bushings,
     ConstraintRows,
     ContactPairs,
     RedundantRow,
-    SpringDampers,
-    StateDependentLoads,
     System,
-    TorsionSprings,
-    UserForces,
 )
 
 UNSPECIFIED_FREEDOM = 1e6
@@ -102,7 +96,7 @@ def compile_model(model: Model) -> System:
             ],
             dtype=np.int64,
         ).reshape(-1, 2),
-        **_force_groups(model, marker_index),
+        **_force_groups(model, marker_index, bodies),
         q0=q0,
         v0=v0,
         position_freedom=position_freedom,
@@ -110,7 +104,6 @@ def compile_model(model: Model) -> System:
         adjacency=_adjacency(model, body_index, len(bodies)),
         aliases=tuple(model.aliases.items()),
         contacts=_contact_pairs(model, marker_index),
-        **_user_forces(model, marker_index, bodies),
     )
     # Velocity and acceleration motions start from the joint coordinate in the input configuration.
     drivers = _driver_functions(system, constraints)
@@ -218,97 +211,44 @@ def _driver_functions(system: System, constraints: list) -> tuple[TimeFunction |
     return tuple(drivers)
 
 
-def _force_groups(model: Model, marker_index: dict[int, int]) -> dict:
-    forces = list(model.forces.values())
-
-    def members(kind: type) -> list[tuple[int, object]]:
-        return [(k, f) for k, f in enumerate(forces) if isinstance(f, kind)]
-
-    def ids(group: list, attribute: str) -> np.ndarray:
-        return np.array([marker_index[id(getattr(f, attribute))] for _, f in group], dtype=np.int64)
-
-    def values(group: list, attribute: str, shape: tuple[int, ...] = ()) -> np.ndarray:
-        return np.array([getattr(f, attribute) for _, f in group], dtype=float).reshape((-1, *shape))
-
-    def element(group: list) -> np.ndarray:
-        return np.array([k for k, _ in group], dtype=np.int64)
-
-    springs = members(SpringDamper)
-    torsion = members(TorsionSpring)
-    bushings = members(Bushing)
-    loads = members((PointForce, PointTorque))
-    state_dependent = members(StateDependentLoad)
-    return {
-        "spring_dampers": SpringDampers(
-            element(springs),
-            ids(springs, "i_marker"),
-            ids(springs, "j_marker"),
-            values(springs, "stiffness"),
-            values(springs, "damping"),
-            values(springs, "free_length"),
-            values(springs, "preload"),
-            tuple(f.actuator for _, f in springs),
-        ),
-        "torsion_springs": TorsionSprings(
-            element(torsion),
-            ids(torsion, "i_marker"),
-            ids(torsion, "j_marker"),
-            values(torsion, "stiffness"),
-            values(torsion, "damping"),
-            values(torsion, "free_angle"),
-            values(torsion, "preload"),
-        ),
-        "bushings": Bushings(
-            element(bushings),
-            ids(bushings, "i_marker"),
-            ids(bushings, "j_marker"),
-            *(
-                values(bushings, a, (3,))
-                for a in (
-                    "stiffness",
-                    "damping",
-                    "rotational_stiffness",
-                    "rotational_damping",
-                    "preload_force",
-                    "preload_torque",
-                )
-            ),
-        ),
-        "applied_loads": AppliedLoads(
-            element(loads),
-            ids(loads, "i_marker"),
-            tuple(f.law for _, f in loads),
-            tuple(f.frame == "marker" for _, f in loads),
-            tuple(isinstance(f, PointTorque) for _, f in loads),
-        ),
-        "state_dependent_loads": StateDependentLoads(
-            element(state_dependent),
-            tuple(f.law.bind([marker_index[id(m)] for m in f.law.markers]) for _, f in state_dependent),
-        ),
-    }
-
-
-def _user_forces(model: Model, marker_index: dict[int, int], bodies: list[RigidBody]) -> dict:
-    """The user-force group, the coordinate layout (rigid bodies, then the first-order states of
-    the elements that carry them) and the initial states."""
+def _force_groups(model: Model, marker_index: dict[int, int], bodies: list[RigidBody]) -> dict:
+    """The force elements grouped by family (``multibody.formulation.forces.registry``), what each
+    element reads, the coordinate layout (rigid bodies, then the first-order states of the
+    elements that carry them) and the initial states."""
     forces = list(model.forces.values())
     constraint_index = {id(c): k for k, c in enumerate(model.constraints())}
-    group = [(k, f) for k, f in enumerate(forces) if isinstance(f, UserForce)]
-    with_states = [(f.name, f.initial_states.size) for _, f in group if f.initial_states.size]
+    with_states = [(f.name, f.initial_states.size) for f in forces if f.initial_states.size]
     layout = CoordinateLayout.build(
         [("rigid_body", b.name, rigid.POSITION_WIDTH, rigid.VELOCITY_WIDTH) for b in bodies], with_states
     )
     state_slices = {name: layout.states_of(name) for name, _ in with_states}
+    context = GroupContext(
+        marker=lambda m: marker_index[id(m)],
+        constraint=lambda c: constraint_index[id(c)],
+        states=lambda f: state_slices.get(f.name, slice(0, 0)),
+    )
+    members: dict[str, list] = {}
+    families = {}
+    for k, element in enumerate(forces):
+        family = family_of(element)
+        if family is None:
+            raise ModelError(
+                f"{element.describe()}: no force family takes a {type(element).__name__}; "
+                "derive it from a registered element class or register its family"
+            )
+        families[family.name] = family
+        members.setdefault(family.name, []).append((k, element))
     return {
-        "user_forces": UserForces(
-            np.array([k for k, _ in group], dtype=np.int64),
-            tuple(f.law for _, f in group),
-            tuple(np.array([marker_index[id(m)] for m in f.attached_markers()], dtype=np.int64) for _, f in group),
-            tuple(np.array([constraint_index[id(j)] for j in f.joints], dtype=np.int64) for _, f in group),
-            tuple(state_slices.get(f.name, slice(0, 0)) for _, f in group),
+        "force_groups": tuple(
+            ForceGroup(family, family.group(members[name], context)) for name, family in families.items()
         ),
+        "force_attachments": tuple(
+            np.array([marker_index[id(m)] for m in f.attached_markers()], dtype=np.int64) for f in forces
+        ),
+        "force_states": tuple(context.states(f) for f in forces),
+        "force_joints": tuple(np.array([context.constraint(j) for j in f.read_joints], dtype=np.int64) for f in forces),
         "layout": layout,
-        "x0": np.concatenate([f.initial_states for _, f in group]) if group else np.zeros(0),
+        "x0": np.concatenate([f.initial_states for f in forces if f.initial_states.size] or [np.zeros(0)]),
     }
 
 

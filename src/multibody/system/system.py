@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
-from multibody.model.forces.applied import LoadLaw
-from multibody.model.forces.expression import BoundLaw
 from multibody.model.functions import TimeFunction
 from multibody.system.layout import CoordinateLayout
+
+if TYPE_CHECKING:
+    from multibody.formulation.forces.family import ForceGroup
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
@@ -82,59 +84,6 @@ class ConstraintRows:
 
 
 @dataclass(frozen=True)
-class SpringDampers:
-    """Translational spring-damper-actuators (see ``SpringDamper``)."""
-
-    element: IntArray
-    i_marker: IntArray
-    j_marker: IntArray
-    stiffness: FloatArray
-    damping: FloatArray
-    free_length: FloatArray
-    preload: FloatArray
-    actuator: tuple[TimeFunction | None, ...]
-
-
-@dataclass(frozen=True)
-class TorsionSprings:
-    """Rotational spring-dampers about revolute axes (see ``TorsionSpring``)."""
-
-    element: IntArray
-    i_marker: IntArray
-    j_marker: IntArray
-    stiffness: FloatArray
-    damping: FloatArray
-    free_angle: FloatArray
-    preload: FloatArray
-
-
-@dataclass(frozen=True)
-class Bushings:
-    """Linear bushings (see ``Bushing``); 3-vectors per element, J axes."""
-
-    element: IntArray
-    i_marker: IntArray
-    j_marker: IntArray
-    stiffness: FloatArray
-    damping: FloatArray
-    rotational_stiffness: FloatArray
-    rotational_damping: FloatArray
-    preload_force: FloatArray
-    preload_torque: FloatArray
-
-
-@dataclass(frozen=True)
-class AppliedLoads:
-    """Point forces and torques: one Python law per element (user callables cannot be vectorized)."""
-
-    element: IntArray
-    marker: IntArray
-    law: tuple[LoadLaw, ...]
-    in_marker_axes: tuple[bool, ...]
-    is_torque: tuple[bool, ...]
-
-
-@dataclass(frozen=True)
 class ContactPairs:
     """Contact pairs (see ``multibody.model.contact``): one gap row per pair, whose residual is the
     normal gap [m] and whose velocity-space Jacobian row gives the gap rate ``dg/dt = G_c v``."""
@@ -149,29 +98,6 @@ class ContactPairs:
 
     def __len__(self) -> int:
         return len(self.names)
-
-
-@dataclass(frozen=True)
-class StateDependentLoads:
-    """Loads whose laws read marker states (``StateDependentLoad``), bound to marker indices."""
-
-    element: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    law: tuple[BoundLaw, ...] = ()
-
-
-@dataclass(frozen=True)
-class UserForces:
-    """Force elements with Python laws that may carry first-order states and read joint
-    multipliers (``multibody.model.forces.user.UserForce``)."""
-
-    element: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    law: tuple = ()
-    markers: tuple[IntArray, ...] = ()
-    """per element, the indices of the markers its law reads (its I and J markers first)"""
-    joints: tuple[IntArray, ...] = ()
-    """per element, the constraint elements whose multipliers its law reads"""
-    states: tuple[slice, ...] = ()
-    """per element, where its first-order states are in ``x``"""
 
 
 @dataclass(frozen=True)
@@ -226,10 +152,14 @@ class System:
     force_names: tuple[str, ...]
     force_markers: IntArray
     """(nf, 2) I and J marker per force element (J = -1 when action-only)"""
-    spring_dampers: SpringDampers
-    torsion_springs: TorsionSprings
-    bushings: Bushings
-    applied_loads: AppliedLoads
+    force_groups: tuple[ForceGroup, ...]
+    """the force elements by family, each a struct of arrays (``multibody.formulation.forces.family``)"""
+    force_attachments: tuple[IntArray, ...]
+    """per force element, the markers it attaches to or reads (I and J first)"""
+    force_states: tuple[slice, ...]
+    """per force element, where its first-order states sit in ``x`` (empty slice: none)"""
+    force_joints: tuple[IntArray, ...]
+    """per force element, the constraint elements whose multipliers it reads"""
     q0: FloatArray
     """(7 nb,) input positions: per body CM position [m] and Euler parameters"""
     v0: FloatArray
@@ -240,14 +170,12 @@ class System:
     """(6 nb,) the same for velocities"""
     adjacency: tuple[tuple[int, ...], ...] = field(repr=False)
     """per body, the bodies coupled to it by a constraint or force element (itself included)"""
-    state_dependent_loads: StateDependentLoads = field(default_factory=StateDependentLoads)
     aliases: tuple[tuple[str, str], ...] = ()
     """other names of elements, (alias, element name) pairs (``Model.aliases``)"""
     contacts: ContactPairs | None = field(default=None, repr=False)
     """contact pairs, None when the model has none"""
     scene: str = field(default="", repr=False)
     """display description as JSON text (``multibody.system.scene``), empty when not compiled from a Model"""
-    user_forces: UserForces = field(default_factory=UserForces)
     layout: CoordinateLayout | None = None
     """the coordinate layout (``multibody.system.layout``); None only for hand-made Systems"""
     x0: FloatArray = field(default_factory=lambda: np.zeros(0))
@@ -264,6 +192,16 @@ class System:
         marker = np.concatenate([markers[:, 0], markers[has_j, 1]]).astype(np.int64)
         sign = np.concatenate([np.ones(len(markers)), -np.ones(int(has_j.sum()))])
         return element, marker, sign, markers[element, 0].astype(np.int64)
+
+    def force_group(self, family: str) -> object | None:
+        """The struct of arrays of force family ``family`` (its ``ForceFamily.name``), None if the
+        model has no element of it."""
+        return next((group.arrays for group in self.force_groups if group.family.name == family), None)
+
+    @cached_property
+    def reads_multipliers(self) -> bool:
+        """Whether any force element reads the multipliers of a joint or motion."""
+        return any(joints.size for joints in self.force_joints)
 
     @property
     def n_bodies(self) -> int:

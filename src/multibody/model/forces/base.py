@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
+from numpy.typing import NDArray
+
 from multibody.model.element import Element
 from multibody.model.marker import Marker, check_marker_pair
+
+NO_STATES = np.zeros(0)
+NO_STATES.flags.writeable = False
 
 
 class ForceElement(Element):
@@ -12,6 +18,11 @@ class ForceElement(Element):
     kind = "force"
     marker_roles: tuple[str, ...] = ("i_marker", "j_marker")
     """The constructor's names for the markers it takes: one (action only) or two (I and J)."""
+    initial_states: NDArray[np.float64] = NO_STATES
+    """(n,) initial values of the element's first-order states (none by default); the integrators
+    advance them with the mechanical ones and the element's kernel gives their rates."""
+    read_joints: tuple = ()
+    """joints and motions whose multipliers the element's kernel reads (Newton takes the coupling)"""
 
     def __init__(self, name: str, i_marker: Marker, j_marker: Marker | None = None) -> None:
         super().__init__(name)

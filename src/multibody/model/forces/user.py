@@ -113,7 +113,7 @@ class UserForce(ForceElement):
         self.law = law
         self.reads = tuple(reads)
         self.initial_states = initial
-        self.joints = tuple(joints)
+        self.read_joints = tuple(joints)
 
     def attached_markers(self) -> tuple[Marker, ...]:
         """The I and J markers, then every other marker the law reads."""
