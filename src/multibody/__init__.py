@@ -47,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "InPlane": "multibody.model.joints",
     "inverse_dynamics": "multibody.analysis.inverse",
     "InverseDynamics": "multibody.analysis.inverse",
+    "JointFriction": "multibody.model.forces.friction",
     "kinematics": "multibody.analysis.kinematics",
     "linearize": "multibody.analysis.linearize",
     "LinearModel": "multibody.results.linear",

@@ -117,6 +117,8 @@ class EventDrivenIntegrator:
         q, v, x, dissipated, input_work = self._state_at(t)
         evaluation = self.form.evaluate(q, v, t, x)
         acceleration, lam = self.form.accelerations(evaluation)
+        if self.form.reads_multipliers:  # record the loads that felt these multipliers (joint friction)
+            evaluation = self.form.evaluate(q, v, t, x, lam)
         return output_frame(self.form, evaluation, acceleration, lam[: len(self.system.rows)], dissipated, input_work)
 
     def stats(self) -> dict[str, float]:

@@ -6,6 +6,7 @@ from multibody.formulation.forces.applied import APPLIED_LOAD
 from multibody.formulation.forces.bushing import BUSHING
 from multibody.formulation.forces.expression import STATE_DEPENDENT_LOAD
 from multibody.formulation.forces.family import ForceFamily
+from multibody.formulation.forces.friction import JOINT_FRICTION
 from multibody.formulation.forces.spring_damper import SPRING_DAMPER, TORSION_SPRING
 from multibody.formulation.forces.user import USER_FORCE
 from multibody.model.forces.base import ForceElement
@@ -17,6 +18,7 @@ FAMILIES: tuple[ForceFamily, ...] = (
     APPLIED_LOAD,
     STATE_DEPENDENT_LOAD,
     USER_FORCE,
+    JOINT_FRICTION,
 )
 
 

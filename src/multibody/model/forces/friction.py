@@ -25,11 +25,16 @@ relative to J.) The friction force at the surface has the capacity ``C(|s|) = mu
 and falls to ``mu_dynamic`` at ``transition_velocity`` along ADAMS's cubic STEP.
 
 The bristle deflection ``z`` [m] (one state per slip component) follows the LuGre law
-``z' = s - |s| z / z_ss(|s|)`` with ``z_ss = max_stiction_deformation * mu(|s|) / mu_s``, and the
-surface friction force is ``f = -C_s (z / z_max + exp(-(|s| / v_s)^2) z' / v_s)``: a stiff
-bristle spring (full static friction at ``z_max``) with a damper that gives the static capacity at
-the stiction velocity and fades while sliding (Canudas de Wit et al. 1995, with the load-scaled
-stiffness ADAMS uses). Sticking holds with ``|z| <= z_max``; steady sliding gives exactly ``mu_d L``.
+``z' = s - alpha |s| z / z_ss(|s|)`` with ``z_ss = max_stiction_deformation * mu(|s|) / mu_s`` and
+``alpha`` rising from 0 at 90 % of ``z_ss`` to 1 at ``z_ss`` (0 while unloading; Dupont et al.
+2002's elasto-plastic form of LuGre, Canudas de Wit et al. 1995): it follows the slip exactly
+while the joint sticks (no drift) and settles at ``z_ss`` while it slides. The surface friction
+is the bristle's spring-damper ``f = -C_s (z / z_max + (1 - alpha) z' / v_s)``, bent smoothly
+above the capacity ``C(|s|)`` to at most 1.1 times it: full static friction at the largest
+deflection ``z_max`` (ADAMS's load-scaled stiction stiffness), or from the damper alone at the
+stiction velocity. A sticking joint holds with ``|z| < z_max`` (the damper makes the bristle
+overdamped for usual data, so it settles without overshoot); steady sliding (``alpha = 1``,
+``z' = 0``) gives exactly ``C(|s|)``, ``mu_d L`` above the transition velocity.
 The joint's I body receives the force ``f_1 z_J`` (translation components) and the torque
 ``R f_k a_k`` about the rotation axes ``a_k``; J the opposite.
 """
