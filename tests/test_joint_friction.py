@@ -186,7 +186,7 @@ def test_friction_errors_name_the_element_and_the_fix() -> None:
         mb.JointFriction("f", slide, -0.1, 0.0, 1e-3)
     with pytest.raises(mb.ModelError, match="force 'f'.*mu_dynamic .* exceeds mu_static"):
         mb.JointFriction("f", slide, 0.2, 0.3, 1e-3)
-    with pytest.raises(mb.ModelError, match="force 'f'.*stiction_velocity must be a positive"):
+    with pytest.raises(mb.ModelError, match="force .f.*stiction_velocity must be > 0 m/s"):
         mb.JointFriction("f", slide, 0.3, 0.2, 0.0)
     with pytest.raises(mb.ModelError, match="force 'f'.*transition_velocity"):
         mb.JointFriction("f", slide, 0.3, 0.2, 1e-3, transition_velocity=1e-3)

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from multibody.model.body import Body, Ground, RigidBody
-from multibody.model.contact import Contact
+from multibody.model.contact import ImpactPair
 from multibody.model.element import Element, ModelError
 from multibody.model.forces.base import ForceElement
 from multibody.model.joints.base import Joint
@@ -38,7 +38,7 @@ class Model:
         self.joints: dict[str, Joint] = {}
         self.motions: dict[str, Motion] = {}
         self.forces: dict[str, ForceElement] = {}
-        self.contacts: dict[str, Contact] = {}
+        self.contacts: dict[str, ImpactPair] = {}
         self._names: dict[str, Element] = {self.ground.name: self.ground}
         self.aliases: dict[str, str] = {}
         """Other names of elements, alias -> element name (an imported file's ids); results accept them too."""
@@ -62,7 +62,7 @@ class Model:
             collection = self.motions
         elif isinstance(element, ForceElement):
             collection = self.forces
-        elif isinstance(element, Contact):
+        elif isinstance(element, ImpactPair):
             collection = self.contacts
         else:
             raise ModelError(

@@ -92,6 +92,7 @@ function shapeGeometry(shape) {
     case "ellipsoid": return new THREE.SphereGeometry(1, round, round / 2).scale(...shape.semi_axes);
     case "cylinder": return new THREE.CylinderGeometry(shape.radius, shape.radius, shape.length, round).rotateX(Math.PI / 2);
     case "capsule": return new THREE.CapsuleGeometry(shape.radius, shape.length, 8, round / 2).rotateX(Math.PI / 2);
+    case "plane": return new THREE.PlaneGeometry(shape.size, shape.size);
     case "frustum":
       return new THREE.CylinderGeometry(shape.top_radius, shape.bottom_radius, shape.length, round)
         .rotateX(Math.PI / 2).translate(0, 0, shape.length / 2);

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from multibody.formulation.forces.applied import APPLIED_LOAD
 from multibody.formulation.forces.bushing import BUSHING
+from multibody.formulation.forces.contact import CONTACT
 from multibody.formulation.forces.expression import STATE_DEPENDENT_LOAD
 from multibody.formulation.forces.family import ForceFamily
 from multibody.formulation.forces.friction import JOINT_FRICTION
@@ -19,6 +20,7 @@ FAMILIES: tuple[ForceFamily, ...] = (
     STATE_DEPENDENT_LOAD,
     USER_FORCE,
     JOINT_FRICTION,
+    CONTACT,
 )
 
 

@@ -53,7 +53,7 @@ from multibody.model.joints.revolute import Revolute
 from multibody.model.joints.spherical import Spherical
 from multibody.model.joints.translational import Translational
 from multibody.model.joints.universal import Universal
-from multibody.model.marker import real_number
+from multibody.model.marker import bounded_number
 
 FRICTION_INPUTS = ("preload", "reaction_force", "bending_moment", "torsional_moment")
 """The loads that may feed the friction (ADAMS's INPUTS): each names terms of ``L`` (see module)."""
@@ -111,25 +111,27 @@ class JointFriction(ForceElement):
             )
         super().__init__(name, joint.i_marker, joint.j_marker)
         self.joint = joint
-        self.mu_static = _at_least(owner, "mu_static", mu_static, 0.0, "")
-        self.mu_dynamic = _at_least(owner, "mu_dynamic", mu_dynamic, 0.0, "")
+        self.mu_static = bounded_number(owner, "mu_static", mu_static)
+        self.mu_dynamic = bounded_number(owner, "mu_dynamic", mu_dynamic)
         if self.mu_dynamic > self.mu_static:
             raise ModelError(
                 f"{owner}: mu_dynamic ({self.mu_dynamic}) exceeds mu_static ({self.mu_static}); "
                 "a joint slides with at most its static coefficient: swap them or lower mu_dynamic"
             )
-        self.stiction_velocity = _positive(owner, "stiction_velocity", stiction_velocity, "m/s")
+        self.stiction_velocity = bounded_number(owner, "stiction_velocity", stiction_velocity, "m/s", strict=True)
         self.transition_velocity = (
             1.5 * self.stiction_velocity
             if transition_velocity is None
-            else _positive(owner, "transition_velocity", transition_velocity, "m/s")
+            else bounded_number(owner, "transition_velocity", transition_velocity, "m/s", strict=True)
         )
         if self.transition_velocity <= self.stiction_velocity:
             raise ModelError(
                 f"{owner}: transition_velocity ({self.transition_velocity} m/s) must exceed stiction_velocity "
                 f"({self.stiction_velocity} m/s); leave it out for ADAMS's 1.5 x stiction_velocity"
             )
-        self.max_stiction_deformation = _positive(owner, "max_stiction_deformation", max_stiction_deformation, "m")
+        self.max_stiction_deformation = bounded_number(
+            owner, "max_stiction_deformation", max_stiction_deformation, "m", strict=True
+        )
         rotational = family is not Translational
         self.pin_radius = _optional_arm(owner, "pin_radius", pin_radius)
         if rotational and self.pin_radius is None:
@@ -147,8 +149,8 @@ class JointFriction(ForceElement):
         ):
             if getattr(self, arm) is not None and family not in families:
                 raise ModelError(f"{owner}: {arm} has no meaning for {joint.describe()}; leave it out")
-        self.preload = _at_least(owner, "preload", preload, 0.0, "N")
-        self.preload_torque = _at_least(owner, "preload_torque", preload_torque, 0.0, "N m")
+        self.preload = bounded_number(owner, "preload", preload, "N")
+        self.preload_torque = bounded_number(owner, "preload_torque", preload_torque, "N m")
         if self.preload_torque > 0.0 and not rotational:
             raise ModelError(
                 f"{owner}: preload_torque needs a rotational joint; give a translational joint preload [N]"
@@ -187,19 +189,5 @@ class JointFriction(ForceElement):
         return (self.joint,)
 
 
-def _at_least(owner: str, what: str, value: float, lower: float, unit: str) -> float:
-    number = real_number(owner, f"{what} [{unit}]" if unit else what, value)
-    if number < lower:
-        raise ModelError(f"{owner}: {what} must be >= {lower:g}{' ' + unit if unit else ''}, got {value!r}")
-    return number
-
-
-def _positive(owner: str, what: str, value: float, unit: str) -> float:
-    number = real_number(owner, f"{what} [{unit}]", value)
-    if number <= 0.0:
-        raise ModelError(f"{owner}: {what} must be a positive number in {unit}, got {value!r}")
-    return number
-
-
 def _optional_arm(owner: str, what: str, value: float | None) -> float | None:
-    return None if value is None else _positive(owner, what, value, "m")
+    return None if value is None else bounded_number(owner, what, value, "m", strict=True)
