@@ -196,7 +196,7 @@ def narrow_phase(group: ContactGroup, rows: IntArray, p_M: FloatArray, R_WM: Flo
             parts.append(_sphere_pairs(k, p_A, size_a[:, 0], p_B, size_b[:, 0]))
         elif name == "box_plane":
             signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
-            corners = p_A[:, None, :] + np.einsum("kij,vj->kvi", R_A, signs[None, :, :] * size_a[:, None, :])
+            corners = p_A[:, None, :] + np.einsum("kij,kvj->kvi", R_A, signs[None, :, :] * size_a[:, None, :])
             n = np.repeat(R_B[:, :, 2], 8, axis=0)
             parts.append(
                 _against_plane(
