@@ -121,6 +121,16 @@ def test_ball_thrown_sliding_rolls_at_five_sevenths() -> None:
     sliding = t < rolling_from - 0.02
     assert v[sliding] == pytest.approx(v0 - mu * 9.81 * t[sliding], rel=1e-3)
     assert np.interp(5.0 / 7.0 * v0 + 1e-3, v[::-1], t[::-1]) == pytest.approx(rolling_from, abs=0.01)
+    # res.contact: sliding at the start, then rolling (sticking, slip within the stiction speed),
+    # resting on its static penetration with the contact point under the centre.
+    contact = results.contact("touch")
+    assert np.all(contact.mode[sliding] == mb.CONTACT_MODES.index("sliding"))
+    assert np.all(contact.mode[t > rolling_from + 0.1] == mb.CONTACT_MODES.index("sticking"))
+    assert contact.penetration[-1] == pytest.approx((MASS * 9.81 / k) ** (1.0 / e), rel=1e-4)
+    centre = results.body("ball").position[-1]
+    assert contact.point[-1] == pytest.approx(centre - [0.0, 0.0, RADIUS - contact.penetration[-1] / 2], abs=1e-9)
+    assert contact.normal[-1] == pytest.approx([0.0, 0.0, 1.0])
+    assert contact.friction_force[sliding, 0] == pytest.approx(-mu * contact.normal_force[sliding], rel=1e-6)
 
 
 def test_ball_rolls_down_an_incline_at_five_sevenths_g_sin() -> None:
@@ -194,6 +204,19 @@ def test_box_dropped_corner_first_comes_to_rest_flat_and_loses_the_contact_work(
     lost = results.energy["total"][0] - results.energy["total"][-1]
     assert lost > 0.1
     assert np.max(np.abs(balance - balance[0])) < 1e-3 * lost
+    # At rest on a face, four corners carry it: the contact point is under the centre of mass.
+    contact = results.contact("floor_contact")
+    assert contact.normal_force[-1] == pytest.approx(MASS * 9.81, rel=1e-4)
+    assert contact.point[-1, :2] == pytest.approx(results.body("box").position[-1, :2], abs=1e-6)
+
+
+def test_contact_history_survives_the_results_file(tmp_path) -> None:
+    model = ball_on_floor(RADIUS, law="impact", stiffness=1e5, exponent=1.5, damping=50.0)
+    results = mb.dynamics(model, 0.1, 0.05, output=str(tmp_path / "ball.h5"))
+    loaded = mb.Results.load(tmp_path / "ball.h5")
+    assert loaded.contact("touch").penetration == pytest.approx(results.contact("touch").penetration)
+    assert loaded.channel("touch.penetration") == pytest.approx(results.contact("touch").penetration)
+    assert loaded.channel("touch.value") == pytest.approx(results.force("touch").value)
 
 
 def test_capsules_collide_head_on_and_conserve_momentum() -> None:

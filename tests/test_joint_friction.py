@@ -55,6 +55,10 @@ def test_block_below_the_friction_angle_sticks_for_ten_seconds_without_creep() -
     late = results.time >= 1.0
     assert travel[late] == pytest.approx(DEFORMATION * np.tan(angle) / MU_STATIC, rel=1e-3)
     assert np.ptp(travel[late]) < 1e-3 * DEFORMATION
+    # Reported as sticking, loaded by the normal reaction m g cos(phi).
+    contact = results.contact("friction")
+    assert np.all(contact.mode[late] == mb.CONTACT_MODES.index("sticking"))
+    assert contact.normal_force[-1] == pytest.approx(2.0 * G * np.cos(angle), rel=1e-9)
     # The friction force holds the weight's downhill component m g sin(phi).
     assert results.force("friction").force[-1] @ downhill == pytest.approx(-2.0 * G * np.sin(angle), rel=1e-3)
 
@@ -72,6 +76,8 @@ def test_block_above_the_friction_angle_slides_at_the_coulomb_acceleration() -> 
     slope, _ = np.polyfit(t[sliding], speed[sliding], 1)
     assert slope == pytest.approx(expected, rel=1e-6)
     assert results.force("friction").value[-1] == pytest.approx(MU_DYNAMIC * 2.0 * G * np.cos(angle), rel=1e-6)
+    assert np.all(results.contact("friction").mode[sliding] == mb.CONTACT_MODES.index("sliding"))
+    assert results.contact("friction").slip_speed[-1] == pytest.approx(speed[-1], rel=1e-12)
     # Energy: what left the system is the Coulomb work mu_d m g cos(phi) x distance, up to the
     # breakaway (slip of about z_max at up to mu_s: a 1e-4 m share of 0.7 m travel).
     dissipated = results.energy["dissipated"]

@@ -25,6 +25,7 @@ _EXPORTS: dict[str, str] = {
     "Capsule": "multibody.model.geometry",
     "Collision": "multibody.analysis.impact",
     "Constant": "multibody.model.functions",
+    "CONTACT_MODES": "multibody.results",
     "ConstantVelocity": "multibody.model.joints",
     "Contact": "multibody.model.forces.contact",
     "CubicSpline": "multibody.model.functions",

@@ -2,7 +2,9 @@
 
 from multibody.results.results import (
     ENERGY_NAMES,
+    CONTACT_MODES,
     BodyHistory,
+    ContactHistory,
     ForceHistory,
     JointHistory,
     Results,
@@ -13,7 +15,9 @@ from multibody.results.storage import FORMAT_VERSION, ResultsWriter, load_result
 __all__ = [
     "ENERGY_NAMES",
     "FORMAT_VERSION",
+    "CONTACT_MODES",
     "BodyHistory",
+    "ContactHistory",
     "ForceHistory",
     "JointHistory",
     "Results",

@@ -23,7 +23,7 @@ from multibody.formulation.forces.family import (
     LoadOutputs,
     element_indices,
 )
-from multibody.formulation.forces.friction import adams_step
+from multibody.formulation.forces.friction import adams_step, contact_mode
 from multibody.model.forces.base import ForceElement
 from multibody.model.forces.contact import LAWS, PAIRS, POISSON_BLEND, Contact
 from multibody.model.geometry import Box, Capsule, Shape, Sphere
@@ -306,4 +306,37 @@ def evaluate_loads(group: ContactGroup, inputs: LoadInputs, out: LoadOutputs) ->
     )
 
 
-CONTACT = ForceFamily("contact", (Contact,), build_group, evaluate_loads)
+def contact_quantities(group: ContactGroup, inputs: LoadInputs) -> dict[str, FloatArray]:
+    """What ``res.contact(name)`` reports per pair: deepest penetration, the centre of the normal
+    forces (I's geometry frame origin when apart), the mean normal and the friction on I, the
+    force-weighted slip speed and the mode."""
+    state = contact_state(group, inputs)
+    points, row = state.points, state.points.row
+    n = group.element.size
+    sign = group.i_is_a[row][:, None]
+    penetration, total, slip = np.zeros(n), np.zeros(n), np.zeros(n)
+    moment, normal, friction = np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3))
+    np.maximum.at(penetration, row, points.depth)
+    np.add.at(total, row, state.normal_force)
+    np.add.at(moment, row, state.normal_force[:, None] * points.point)
+    np.add.at(normal, row, sign * state.normal_force[:, None] * points.normal)
+    np.add.at(friction, row, sign * state.friction_force)
+    np.add.at(slip, row, state.normal_force * np.linalg.norm(state.slip, axis=1))
+    touching = total > 0.0
+    weight = np.where(touching, total, 1.0)
+    point = np.where(touching[:, None], moment / weight[:, None], inputs.p_M[group.i_marker])
+    length = np.linalg.norm(normal, axis=1)
+    speed = slip / weight
+    mode = np.where(touching, contact_mode(speed, group.stiction_velocity, group.transition_velocity), 0.0)
+    return {
+        "penetration": penetration,
+        "point": point,
+        "normal": normal / np.where(length > 0.0, length, 1.0)[:, None],
+        "normal_force": total,
+        "friction_force": friction,
+        "slip_speed": speed,
+        "mode": mode,
+    }
+
+
+CONTACT = ForceFamily("contact", (Contact,), build_group, evaluate_loads, contact_quantities)

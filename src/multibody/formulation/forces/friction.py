@@ -214,13 +214,31 @@ def bristle_law(
     return -scale[:, None] * bristle, rate, speed
 
 
-def friction_mode(group: FrictionGroup, speed: FloatArray) -> FloatArray:
-    """Mode index into ``MODES`` (n,) by slip speed."""
-    return np.where(speed <= group.stiction_velocity, 0, np.where(speed < group.transition_velocity, 1, 2))
+def contact_mode(speed: FloatArray, stiction_velocity: FloatArray, transition_velocity: FloatArray) -> FloatArray:
+    """``multibody.results.CONTACT_MODES`` index by slip speed: 1 sticking, 2 transition, 3 sliding."""
+    return np.where(speed <= stiction_velocity, 1.0, np.where(speed < transition_velocity, 2.0, 3.0))
 
 
-def evaluate_loads(group: FrictionGroup, inputs: LoadInputs, out: LoadOutputs) -> None:
-    """Friction loads, bristle rates, dissipation (see the module); ``out`` rows ``group.element``."""
+@dataclass(frozen=True)
+class FrictionState:
+    """The friction of every element of a group at one instant."""
+
+    force: FloatArray
+    """(n, 3) force on I at its origin [N], world"""
+    torque: FloatArray
+    """(n, 3) torque on I [N m], world"""
+    friction: FloatArray
+    """(n, 3) surface friction per slip component [N]"""
+    slip: FloatArray
+    """(n, 3) slip components [m/s]"""
+    rate: FloatArray
+    """(n, 3) bristle rates [m/s]"""
+    normal_load: FloatArray
+    """(n,) [N]"""
+
+
+def friction_state(group: FrictionGroup, inputs: LoadInputs) -> FrictionState:
+    """Slip, reaction load, bristle law and the resulting loads (see the module)."""
     i, j = group.i_marker, group.j_marker
     p_M, v_M, R_WM, w_M = inputs.p_M, inputs.v_M, inputs.R_WM, inputs.w_M
     R_WJ = R_WM[j]
@@ -233,13 +251,39 @@ def evaluate_loads(group: FrictionGroup, inputs: LoadInputs, out: LoadOutputs) -
     F_W, T_W = joint_reactions(group, inputs.system, inputs.frames, inputs.lam)
     F_J = np.einsum("nji,nj->ni", R_WJ, F_W)
     T_J = np.einsum("nji,nj->ni", R_WJ, T_W)
-    capacity = group.mu_static * normal_load(group, F_J, T_J) + group.preload
-    friction, rate, _ = bristle_law(group, slip, deflection, capacity)
-    out.force[group.element] = np.einsum("nk,nkc->nc", friction, a)
-    out.torque[group.element] = np.einsum("nk,nkc->nc", friction, b)
-    out.value[group.element] = np.linalg.norm(friction, axis=1)
-    out.state_rate[group.state_index[used]] = rate[used]
-    out.dissipated += -float(np.sum(friction * slip))
+    load = normal_load(group, F_J, T_J)
+    friction, rate, _ = bristle_law(group, slip, deflection, group.mu_static * load + group.preload)
+    force = np.einsum("nk,nkc->nc", friction, a)
+    torque = np.einsum("nk,nkc->nc", friction, b)
+    return FrictionState(force, torque, friction, slip, rate, load)
 
 
-JOINT_FRICTION = ForceFamily("joint_friction", (JointFriction,), build_group, evaluate_loads)
+def evaluate_loads(group: FrictionGroup, inputs: LoadInputs, out: LoadOutputs) -> None:
+    """Friction loads, bristle rates, dissipation (see the module); ``out`` rows ``group.element``."""
+    state = friction_state(group, inputs)
+    used = group.state_index >= 0
+    out.force[group.element] = state.force
+    out.torque[group.element] = state.torque
+    out.value[group.element] = np.linalg.norm(state.friction, axis=1)
+    out.state_rate[group.state_index[used]] = state.rate[used]
+    out.dissipated += -float(np.sum(state.friction * state.slip))
+
+
+def contact_quantities(group: FrictionGroup, inputs: LoadInputs) -> dict[str, FloatArray]:
+    """What ``res.contact(name)`` reports of a joint friction: the normal load, the friction force
+    along the slide (a rotational joint's friction torque is the element's torque), slip and mode."""
+    state = friction_state(group, inputs)
+    n = group.element.size
+    speed = np.linalg.norm(state.slip, axis=1)
+    return {
+        "penetration": np.zeros(n),
+        "point": inputs.p_M[group.i_marker],
+        "normal": np.zeros((n, 3)),
+        "normal_force": state.normal_load,
+        "friction_force": state.force,
+        "slip_speed": speed,
+        "mode": contact_mode(speed, group.stiction_velocity, group.transition_velocity),
+    }
+
+
+JOINT_FRICTION = ForceFamily("joint_friction", (JointFriction,), build_group, evaluate_loads, contact_quantities)

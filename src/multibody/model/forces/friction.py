@@ -61,10 +61,6 @@ FRICTION_INPUTS = ("preload", "reaction_force", "bending_moment", "torsional_mom
 SLIP_COMPONENTS = {Translational: 1, Revolute: 1, Cylindrical: 2, Spherical: 3, Universal: 2}
 """Joint family -> number of slip components (and bristle states)."""
 
-MODES = ("stiction", "transition", "sliding")
-"""Friction modes by slip speed: ``|s| <= stiction_velocity``, up to ``transition_velocity``, above."""
-
-
 class JointFriction(ForceElement):
     """Coulomb friction with stiction in ``joint`` (Translational, Revolute, Cylindrical,
     Spherical or Universal), loaded by the joint's reaction; see the module for the law.
