@@ -26,7 +26,7 @@ from multibody.formulation.forces.family import (
 from multibody.formulation.forces.friction import adams_step, contact_mode
 from multibody.model.forces.base import ForceElement
 from multibody.model.forces.contact import LAWS, PAIRS, POISSON_BLEND, Contact
-from multibody.model.geometry import Box, Capsule, Shape, Sphere
+from multibody.model.geometry import Box, Capsule, Mesh, Shape, Sphere
 from multibody.spatial.rotations import FloatArray, cross
 
 PAIR_NAMES = tuple(PAIRS.values())
@@ -52,6 +52,9 @@ class ContactGroup:
     bound_a: FloatArray
     """(n,) bounding-sphere radius about A's frame origin [m] (inf for a plane)"""
     bound_b: FloatArray
+    hull_a: tuple[ConvexHull | None, ...]
+    """per pair, A's convex hull when A is a mesh"""
+    hull_b: tuple[ConvexHull | None, ...]
     law: IntArray
     stiffness: FloatArray
     exponent: FloatArray
@@ -64,8 +67,27 @@ class ContactGroup:
     transition_velocity: FloatArray
 
 
+@dataclass(frozen=True)
+class ConvexHull:
+    """A mesh's convex hull in its shape frame S: vertices (v, 3) [m] and face planes
+    ``normal . x = offset`` (outward unit normals (f, 3), offsets (f,) [m])."""
+
+    vertices: FloatArray
+    normal: FloatArray
+    offset: FloatArray
+
+    @staticmethod
+    def of(mesh: Mesh) -> ConvexHull:
+        hull = mesh.mesh.convex_hull
+        normal = np.asarray(hull.face_normals, dtype=float)
+        offset = np.einsum("fc,fc->f", normal, np.asarray(hull.triangles_center, dtype=float))
+        return ConvexHull(np.asarray(hull.vertices, dtype=float), normal, offset)
+
+
 def _dimensions(shape: Shape) -> tuple[FloatArray, float]:
     """(radius or half extents (3,), bounding radius) of a contact shape."""
+    if isinstance(shape, Mesh):
+        return np.zeros(3), float(np.max(np.linalg.norm(shape.mesh.convex_hull.vertices, axis=1)))
     if isinstance(shape, Sphere):
         return np.array([shape.radius, 0.0, 0.0]), shape.radius
     if isinstance(shape, Capsule):
@@ -97,6 +119,8 @@ def build_group(members: Sequence[tuple[int, ForceElement]], context: GroupConte
         size_b=np.array([s for s, _ in b]).reshape(-1, 3),
         bound_a=np.array([r for _, r in a]),
         bound_b=np.array([r for _, r in b]),
+        hull_a=tuple(ConvexHull.of(g.shape) if isinstance(g.shape, Mesh) else None for g, _ in ordered),
+        hull_b=tuple(ConvexHull.of(g.shape) if isinstance(g.shape, Mesh) else None for _, g in ordered),
         law=np.array([LAW_CODE[c.law] for c in contacts], dtype=np.int64),
         **{
             name: column(name)
@@ -180,6 +204,51 @@ def _closest_between_segments(
     return p1 + s[:, None] * d1, p2 + t_clipped[:, None] * d2
 
 
+def _inside_hull(
+    row: int, points: FloatArray, hull: ConvexHull, p_W: FloatArray, R_W: FloatArray, outward: float
+) -> ContactPoints:
+    """The ``points`` (world, (v,3)) inside ``hull`` placed at ``p_W``, ``R_W``: depth to the
+    nearest face plane, normal ``outward`` x that face's world normal, point mid-penetration."""
+    normal_W = hull.normal @ R_W.T
+    height = (points - p_W) @ normal_W.T - hull.offset  # (v, f): > 0 in front of a face
+    nearest = np.argmax(height, axis=1)
+    depth = -height[np.arange(len(points)), nearest]
+    inside = depth > 0.0
+    n = outward * normal_W[nearest[inside]]
+    return ContactPoints(
+        np.full(int(inside.sum()), row, dtype=np.int64),
+        points[inside] + outward * 0.5 * depth[inside, None] * n,
+        n,
+        depth[inside],
+    )
+
+
+def _mesh_pairs(group: ContactGroup, rows: IntArray, p_M: FloatArray, R_WM: FloatArray) -> list[ContactPoints]:
+    """Mesh-plane and mesh-mesh pairs, one numpy evaluation per pair (hulls differ in size)."""
+    parts = []
+    for k in rows:
+        hull_a, hull_b = group.hull_a[k], group.hull_b[k]
+        assert hull_a is not None
+        p_A, R_A = p_M[group.marker_a[k]], R_WM[group.marker_a[k]]
+        p_B, R_B = p_M[group.marker_b[k]], R_WM[group.marker_b[k]]
+        vertices_A = p_A + hull_a.vertices @ R_A.T
+        if hull_b is None:  # a plane
+            count = len(vertices_A)
+            parts.append(
+                _against_plane(
+                    np.full(count, k),
+                    vertices_A,
+                    np.zeros(count),
+                    np.tile(p_B, (count, 1)),
+                    np.tile(R_B[:, 2], (count, 1)),
+                )
+            )
+            continue
+        parts.append(_inside_hull(k, vertices_A, hull_b, p_B, R_B, 1.0))
+        parts.append(_inside_hull(k, p_B + hull_b.vertices @ R_B.T, hull_a, p_A, R_A, -1.0))
+    return parts
+
+
 def narrow_phase(group: ContactGroup, rows: IntArray, p_M: FloatArray, R_WM: FloatArray) -> ContactPoints:
     """Contact points (penetrating or not) of the pair rows ``rows`` that passed the broad phase."""
     parts: list[ContactPoints] = []
@@ -219,6 +288,8 @@ def narrow_phase(group: ContactGroup, rows: IntArray, p_M: FloatArray, R_WM: Flo
             half_a, half_b = size_a[:, 1:2] * R_A[:, :, 2], size_b[:, 1:2] * R_B[:, :, 2]
             on_a, on_b = _closest_between_segments(p_A - half_a, p_A + half_a, p_B - half_b, p_B + half_b)
             parts.append(_sphere_pairs(k, on_a, size_a[:, 0], on_b, size_b[:, 0]))
+        elif name in ("mesh_plane", "mesh_mesh"):
+            parts += _mesh_pairs(group, k, p_M, R_WM)
     return ContactPoints.join(parts)
 
 
