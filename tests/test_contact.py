@@ -257,3 +257,61 @@ def test_contact_errors_name_the_element_and_the_fix() -> None:
     with pytest.raises(mb.ModelError, match="force 'c'.*law must be one of"):
         mb.Contact("c", sphere, floor, law="hertz")
     assert "c.i_geometry" not in body.markers  # a rejected contact leaves the body as it was
+
+
+def cylinder_model(orientation, height: float, velocity=(0.0, 0.0, 0.0), tilt: float = 0.0) -> mb.Model:
+    """A solid cylinder (radius 0.05 m, length 0.2 m, 1 kg) above a floor through the origin."""
+    radius, length = 0.05, 0.2
+    axial, transverse = 0.5 * MASS * radius**2, MASS * (3.0 * radius**2 + length**2) / 12.0
+    model = mb.Model("cylinder")
+    normal = np.array([np.sin(tilt), 0.0, np.cos(tilt)])
+    body = model.add(
+        mb.RigidBody(
+            "cylinder",
+            MASS,
+            (transverse, transverse, axial),
+            position=height * normal,
+            orientation=orientation,
+            velocity=velocity,
+        )
+    )
+    shape = body.add_shape(mb.Cylinder(radius, length))
+    floor = model.ground.add_shape(mb.Plane(), model.ground.add_marker("floor", z_axis=normal))
+    model.add(
+        mb.Contact(
+            "touch",
+            shape,
+            floor,
+            stiffness=1e6,  # static depth 2.5e-6 m: well above Newton's finite-difference steps (1e-7 m)
+            exponent=1.0,
+            damping=200.0,
+            penetration_depth=1e-6,
+            mu_static=0.5,
+            mu_dynamic=0.4,
+        )
+    )
+    return model
+
+
+def test_cylinder_standing_on_its_cap_rests_on_four_rim_points() -> None:
+    depth = MASS * 9.81 / (4.0 * 1e6)
+    results = mb.dynamics(cylinder_model(None, 0.1 - depth), 0.2, 0.05)
+    assert results.body("cylinder").position[-1, 2] == pytest.approx(0.1 - depth, abs=1e-10)
+    assert results.contact("touch").normal_force[-1] == pytest.approx(MASS * 9.81, rel=1e-6)
+
+
+def test_cylinder_rolls_down_an_incline_at_two_thirds_g_sin() -> None:
+    """Lying on its side (axis along world y), it rolls on its two rim ends: a = g sin / (1 +
+    I / (m r^2)) = 2/3 g sin(phi) for a solid cylinder, up to the rolling radius r - d/2."""
+    from multibody.spatial.rotations import rotation_from_axes
+
+    phi = np.radians(15.0)
+    depth = MASS * 9.81 * np.cos(phi) / (2.0 * 1e6)
+    results = mb.dynamics(
+        cylinder_model(rotation_from_axes(np.array([0.0, 1.0, 0.0])), 0.05 - depth, tilt=phi), 0.4, 0.01
+    )
+    downhill = np.array([np.cos(phi), 0.0, -np.sin(phi)])
+    speed = results.body("cylinder").velocity @ downhill
+    later = results.time >= 0.1
+    slope, _ = np.polyfit(results.time[later], speed[later], 1)
+    assert slope == pytest.approx(2.0 / 3.0 * 9.81 * np.sin(phi), rel=3e-4)

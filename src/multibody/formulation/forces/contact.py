@@ -26,7 +26,7 @@ from multibody.formulation.forces.family import (
 from multibody.formulation.forces.friction import adams_step, contact_mode
 from multibody.model.forces.base import ForceElement
 from multibody.model.forces.contact import LAWS, PAIRS, POISSON_BLEND, Contact
-from multibody.model.geometry import Box, Capsule, Mesh, Shape, Sphere
+from multibody.model.geometry import Box, Capsule, Cylinder, Mesh, Shape, Sphere
 from multibody.spatial.rotations import FloatArray, cross
 
 PAIR_NAMES = tuple(PAIRS.values())
@@ -90,8 +90,8 @@ def _dimensions(shape: Shape) -> tuple[FloatArray, float]:
         return np.zeros(3), float(np.max(np.linalg.norm(shape.mesh.convex_hull.vertices, axis=1)))
     if isinstance(shape, Sphere):
         return np.array([shape.radius, 0.0, 0.0]), shape.radius
-    if isinstance(shape, Capsule):
-        return np.array([shape.radius, 0.5 * shape.length, 0.0]), shape.radius + 0.5 * shape.length
+    if isinstance(shape, (Capsule, Cylinder)):
+        return np.array([shape.radius, 0.5 * shape.length, 0.0]), float(np.hypot(shape.radius, 0.5 * shape.length))
     if isinstance(shape, Box):
         return 0.5 * shape.size, float(np.linalg.norm(0.5 * shape.size))
     return np.zeros(3), np.inf  # a plane
@@ -174,6 +174,42 @@ def _sphere_pairs(row: IntArray, c_A: FloatArray, r_A: FloatArray, c_B: FloatArr
     n[distance == 0.0] = (0.0, 0.0, 1.0)  # concentric: any direction separates them
     depth = r_A + r_B - distance
     return ContactPoints(row, c_B + (r_B - 0.5 * depth)[:, None] * n, n, depth)
+
+
+FLAT_CAP = 1e-8
+"""How far [-] the cylinder's x-axis steers the deepest rim point of a cap lying flat."""
+
+
+def _cylinder_rims(
+    row: IntArray,
+    p_A: FloatArray,
+    R_A: FloatArray,
+    radius: FloatArray,
+    half: FloatArray,
+    p_B: FloatArray,
+    n: FloatArray,
+) -> ContactPoints:
+    """Cylinders (axis z of ``R_A``) against planes: per cap four rim points, the deepest along
+    ``-n``, its opposite and the two between. A cap lying flat has no deepest point: a nudge of
+    ``FLAT_CAP`` towards the cylinder's x-axis picks one smoothly (its error in depth is
+    ``radius FLAT_CAP^2 / tilt^2 / 2``, nil once the cap tilts by more than about 1e-4 rad)."""
+    axis = R_A[:, :, 2]
+    down = -(n - np.einsum("kc,kc->k", n, axis)[:, None] * axis) + FLAT_CAP * R_A[:, :, 0]
+    u = down / np.linalg.norm(down, axis=1)[:, None]
+    w = cross(axis, u)
+    rims = []
+    for side in (-1.0, 1.0):
+        cap = p_A + side * half[:, None] * axis
+        for direction in (u, -u, w, -w):
+            rims.append(cap + radius[:, None] * direction)
+    count = len(rims)
+    return _against_plane(
+        np.tile(row, count),
+        np.concatenate(rims),
+        np.zeros(count * row.size),
+        np.tile(p_B, (count, 1)),
+        np.tile(n, (count, 1)),
+    )
 
 
 def _closest_on_segment(start: FloatArray, end: FloatArray, point: FloatArray) -> FloatArray:
@@ -280,6 +316,9 @@ def narrow_phase(group: ContactGroup, rows: IntArray, p_M: FloatArray, R_WM: Flo
                     np.tile(k, 2), ends, np.tile(size_a[:, 0], 2), np.tile(p_B, (2, 1)), np.tile(R_B[:, :, 2], (2, 1))
                 )
             )
+        elif name == "cylinder_plane":
+            n = R_B[:, :, 2]
+            parts.append(_cylinder_rims(k, p_A, R_A, size_a[:, 0], size_a[:, 1], p_B, n))
         elif name == "sphere_capsule":
             half = size_b[:, 1:2] * R_B[:, :, 2]
             nearest = _closest_on_segment(p_B - half, p_B + half, p_A)

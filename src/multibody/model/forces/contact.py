@@ -11,6 +11,9 @@ sphere - plane              the sphere's deepest point
 sphere - sphere             on the line of centres
 box - plane                 every corner below the plane (up to four resting flat)
 capsule - plane             the end spheres' deepest points
+cylinder - plane            per end cap, its rim's deepest point, the opposite one and the two
+                            between (a tilted cylinder touches at the deepest; one lying on its
+                            side along a line, ends included; one standing on its cap at four)
 sphere - capsule            the sphere against the capsule's closest axis point
 capsule - capsule           the closest points of the two axis segments
 mesh - plane                every vertex of the mesh's convex hull below the plane
@@ -44,7 +47,7 @@ from __future__ import annotations
 
 from multibody.model.element import ModelError
 from multibody.model.forces.base import ForceElement
-from multibody.model.geometry import Box, Capsule, Mesh, PlacedShape, Plane, Sphere
+from multibody.model.geometry import Box, Capsule, Cylinder, Mesh, PlacedShape, Plane, Sphere
 from multibody.model.marker import Marker, bounded_number
 
 LAWS = ("impact", "poisson", "hunt_crossley")
@@ -55,6 +58,7 @@ PAIRS: dict[tuple[type, type], str] = {
     (Sphere, Sphere): "sphere_sphere",
     (Box, Plane): "box_plane",
     (Capsule, Plane): "capsule_plane",
+    (Cylinder, Plane): "cylinder_plane",
     (Sphere, Capsule): "sphere_capsule",
     (Capsule, Capsule): "capsule_capsule",
     (Mesh, Plane): "mesh_plane",
