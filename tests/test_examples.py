@@ -79,6 +79,7 @@ def test_the_shipped_examples_are_there() -> None:
     # The README and the report/animation tests name these; a renamed example must be noticed.
     assert EXAMPLE_NAMES == [
         "bouncing_ball",
+        "cam_follower",
         "crane_jib",
         "double_pendulum",
         "four_bar",
@@ -323,3 +324,25 @@ def test_sliding_door_bounces_off_its_stop_and_sticks_where_coulomb_says() -> No
     assert track.mode[-1] == mb.CONTACT_MODES.index("sticking")
     assert np.max(results.contact("bumper").normal_force) > 0.0  # the bumper did strike
     assert_energy_conserved(results, rtol=1e-7)
+
+
+def test_cam_follower_lift_follows_the_eccentric_disc() -> None:
+    """Closed form: a flat face on an eccentric disc rises e (1 - cos(theta)); the contact presses
+    it in by F / (2 k) (two rims, each k per vertex) with F = preload + spring + weight + m lift'',
+    and the facets lower it by at most R (1 - cos(pi / N)) between vertices. Half a revolution
+    covers the whole lift."""
+    module, _, results = run_example("cam_follower", 0.5)
+    theta = module.CAM_SPEED * results.time
+    lift = module.ECCENTRICITY * (1.0 - np.cos(theta))
+    mass = module.FOLLOWER_MASS
+    force = (
+        module.SPRING_PRELOAD
+        + module.SPRING_RATE * lift
+        + mass * 9.81
+        + mass * module.ECCENTRICITY * module.CAM_SPEED**2 * np.cos(theta)
+    )
+    face = results.body("follower").position[:, 2] - (module.CAM_RADIUS - module.ECCENTRICITY)
+    sag = module.CAM_RADIUS * (1.0 - np.cos(np.pi / module.FACETS))
+    assert face == pytest.approx(lift - force / (2.0 * module.CONTACT_STIFFNESS), abs=sag)
+    assert np.ptp(face) > 0.019  # it did rise the full 2 e
+    assert np.all(results.contact("cam_contact").normal_force > 0.0)  # never lifts off, as F > 0 says

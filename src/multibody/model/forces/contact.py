@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from multibody.model.element import ModelError
 from multibody.model.forces.base import ForceElement
+from multibody.model.forces.friction import coulomb_parameters
 from multibody.model.geometry import Box, Capsule, Cylinder, Mesh, PlacedShape, Plane, Sphere
 from multibody.model.marker import Marker, bounded_number
 
@@ -140,18 +141,9 @@ class Contact(ForceElement):
             )
         else:
             self.restitution = 1.0
-        self.mu_static = bounded_number(owner, "mu_static", mu_static)
-        self.mu_dynamic = bounded_number(owner, "mu_dynamic", mu_dynamic)
-        if self.mu_dynamic > self.mu_static:
-            raise ModelError(f"{owner}: mu_dynamic ({self.mu_dynamic}) exceeds mu_static ({self.mu_static}); swap them")
-        self.stiction_velocity = bounded_number(owner, "stiction_velocity", stiction_velocity, "m/s", strict=True)
-        self.transition_velocity = (
-            1.5 * self.stiction_velocity
-            if transition_velocity is None
-            else bounded_number(owner, "transition_velocity", transition_velocity, "m/s", strict=True)
+        (self.mu_static, self.mu_dynamic, self.stiction_velocity, self.transition_velocity) = coulomb_parameters(
+            owner, mu_static, mu_dynamic, stiction_velocity, transition_velocity
         )
-        if self.transition_velocity <= self.stiction_velocity:
-            raise ModelError(f"{owner}: transition_velocity must exceed stiction_velocity")
         # Validated: only now add a marker to a geometry placed at its body's frame.
         self.i_geometry, self.j_geometry = i_geometry, j_geometry
         super().__init__(name, _marker_of(name, "i", i_geometry), _marker_of(name, "j", j_geometry))

@@ -61,6 +61,7 @@ FRICTION_INPUTS = ("preload", "reaction_force", "bending_moment", "torsional_mom
 SLIP_COMPONENTS = {Translational: 1, Revolute: 1, Cylindrical: 2, Spherical: 3, Universal: 2}
 """Joint family -> number of slip components (and bristle states)."""
 
+
 class JointFriction(ForceElement):
     """Coulomb friction with stiction in ``joint`` (Translational, Revolute, Cylindrical,
     Spherical or Universal), loaded by the joint's reaction; see the module for the law.
@@ -107,24 +108,9 @@ class JointFriction(ForceElement):
             )
         super().__init__(name, joint.i_marker, joint.j_marker)
         self.joint = joint
-        self.mu_static = bounded_number(owner, "mu_static", mu_static)
-        self.mu_dynamic = bounded_number(owner, "mu_dynamic", mu_dynamic)
-        if self.mu_dynamic > self.mu_static:
-            raise ModelError(
-                f"{owner}: mu_dynamic ({self.mu_dynamic}) exceeds mu_static ({self.mu_static}); "
-                "a joint slides with at most its static coefficient: swap them or lower mu_dynamic"
-            )
-        self.stiction_velocity = bounded_number(owner, "stiction_velocity", stiction_velocity, "m/s", strict=True)
-        self.transition_velocity = (
-            1.5 * self.stiction_velocity
-            if transition_velocity is None
-            else bounded_number(owner, "transition_velocity", transition_velocity, "m/s", strict=True)
+        (self.mu_static, self.mu_dynamic, self.stiction_velocity, self.transition_velocity) = coulomb_parameters(
+            owner, mu_static, mu_dynamic, stiction_velocity, transition_velocity
         )
-        if self.transition_velocity <= self.stiction_velocity:
-            raise ModelError(
-                f"{owner}: transition_velocity ({self.transition_velocity} m/s) must exceed stiction_velocity "
-                f"({self.stiction_velocity} m/s); leave it out for ADAMS's 1.5 x stiction_velocity"
-            )
         self.max_stiction_deformation = bounded_number(
             owner, "max_stiction_deformation", max_stiction_deformation, "m", strict=True
         )
@@ -183,6 +169,33 @@ class JointFriction(ForceElement):
     def read_joints(self) -> tuple[Joint, ...]:
         """The joint whose reaction loads the friction."""
         return (self.joint,)
+
+
+def coulomb_parameters(
+    owner: str, mu_static: float, mu_dynamic: float, stiction_velocity: float, transition_velocity: float | None
+) -> tuple[float, float, float, float]:
+    """Validated ``(mu_static, mu_dynamic, stiction_velocity, transition_velocity)`` of a Coulomb
+    law with a stiction transition (joint friction, contact friction); the transition velocity
+    defaults to ADAMS's 1.5 x the stiction velocity."""
+    mu_s = bounded_number(owner, "mu_static", mu_static)
+    mu_d = bounded_number(owner, "mu_dynamic", mu_dynamic)
+    if mu_d > mu_s:
+        raise ModelError(
+            f"{owner}: mu_dynamic ({mu_d}) exceeds mu_static ({mu_s}); a surface slides with at most its "
+            "static coefficient: swap them or lower mu_dynamic"
+        )
+    v_s = bounded_number(owner, "stiction_velocity", stiction_velocity, "m/s", strict=True)
+    v_t = (
+        1.5 * v_s
+        if transition_velocity is None
+        else bounded_number(owner, "transition_velocity", transition_velocity, "m/s", strict=True)
+    )
+    if v_t <= v_s:
+        raise ModelError(
+            f"{owner}: transition_velocity ({v_t} m/s) must exceed stiction_velocity ({v_s} m/s); "
+            "leave it out for ADAMS's 1.5 x stiction_velocity"
+        )
+    return mu_s, mu_d, v_s, v_t
 
 
 def _optional_arm(owner: str, what: str, value: float | None) -> float | None:
