@@ -257,6 +257,8 @@ def test_contact_errors_name_the_element_and_the_fix() -> None:
     with pytest.raises(mb.ModelError, match="force 'c'.*law must be one of"):
         mb.Contact("c", sphere, floor, law="hertz")
     assert "c.i_geometry" not in body.markers  # a rejected contact leaves the body as it was
+    with pytest.raises(mb.ModelError, match="plane shape: a plane has no volume"):
+        mb.RigidBody.from_shape("slab", mb.Plane(), density=1000.0)
 
 
 def cylinder_model(orientation, height: float, velocity=(0.0, 0.0, 0.0), tilt: float = 0.0) -> mb.Model:

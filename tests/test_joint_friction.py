@@ -207,3 +207,51 @@ def test_friction_errors_name_the_element_and_the_fix() -> None:
     pin = mb.Revolute("pin", block.add_marker("q"), model.ground.add_marker("q"))
     with pytest.raises(mb.ModelError, match="force 'f'.*needs pin_radius"):
         mb.JointFriction("f", pin, 0.3, 0.2, 1e-3)
+
+
+def pendulum(family: type, omega0: float) -> mb.Model:
+    """A 1 kg point-like bob 1 m below a pivot, swinging about world x, the pivot's pin with
+    friction. A universal joint's second pin (z_I, along world y) never turns in this swing."""
+    model = mb.Model("pendulum", gravity=(0.0, 0.0, -G))
+    bob = model.add(mb.RigidBody("bob", 1.0, (1e-4,) * 3, position=(0.0, 0.0, -1.0), angular_velocity=(omega0, 0, 0)))
+    swing = (1.0, 0.0, 0.0)
+    if family is mb.Universal:
+        i_marker = bob.add_marker("cross", position=(0.0, 0.0, 1.0), z_axis=(0.0, 1.0, 0.0))
+    else:
+        i_marker = bob.add_marker("cross", position=(0.0, 0.0, 1.0), z_axis=swing)
+    pivot = model.add(family("pivot", i_marker, model.ground.add_marker("pivot", z_axis=swing)))
+    model.add(
+        mb.JointFriction(
+            "pin_friction",
+            pivot,
+            MU_STATIC,
+            MU_DYNAMIC,
+            STICTION_VELOCITY,
+            max_stiction_deformation=1e-6,
+            pin_radius=0.01,
+        )
+    )
+    return model
+
+
+def test_universal_joint_friction_swings_as_the_revolute_and_takes_the_coulomb_work() -> None:
+    """Two formulations of one swing agree: the universal's loaded pin slides as the revolute's
+    (the reaction lies in the swing plane, so |F| = |F_xy|). Reference for the energy: while the
+    pin slides faster than the transition speed, friction takes mu_d r |F| |omega| [W], so the
+    dissipated energy is its integral (trapezoid over 2.5 ms frames of a smooth integrand: 1e-5)."""
+    omega0 = 0.1 * np.sqrt(G)  # amplitude 0.1 rad; slip r omega > 1.5 mm/s until t = 0.34 s
+    runs = [mb.dynamics(pendulum(family, omega0), 0.3, 0.0025) for family in (mb.Revolute, mb.Universal)]
+    angles = []
+    for results in runs:
+        e = results.body("bob").euler_parameters
+        angles.append(2.0 * np.arctan2(e[:, 1], e[:, 0]))
+    # each run within N rtol of the 0.1 rad swing (N accepted steps, rtol 1e-6)
+    steps = max(results.stats["steps"] for results in runs)
+    assert angles[1] == pytest.approx(angles[0], abs=2 * steps * 1e-6 * 0.1)
+    assert np.max(angles[0]) > 0.05  # it swung
+    for results in runs:
+        load = np.linalg.norm(results.joint("pivot").reaction_force, axis=1)
+        omega = np.abs(results.body("bob").angular_velocity[:, 0])
+        power = MU_DYNAMIC * 0.01 * load * omega
+        work = np.sum(0.5 * (power[1:] + power[:-1]) * np.diff(results.time))
+        assert results.energy["dissipated"][-1] == pytest.approx(work, rel=1e-3)
