@@ -1,11 +1,9 @@
 """Benchmark: a free slider-crank at default settings, ours against Exudyn's planar rigid bodies.
 
-The mechanism of the engine issue: crank 0.1 m / 0.1 kg and connecting rod 0.3 m / 0.3 kg (both
-uniform slender rods), slider 1 kg, in the horizontal x-y plane; the crank starts at dead centre
-(angle 0) turning at 2 pi rad/s and runs free for 10 s. Nothing acts in the plane, so the kinetic
-energy ``M(theta) theta'^2 / 2`` is constant and the crank angle follows the reduced 1-DOF ODE
-``theta' = sqrt(2 E / M(theta))`` (``reference_angle``, solved by scipy at rtol 1e-12): the
-reference every run is measured against.
+The mechanism of the engine issue, ``examples/free_slider_crank.py``: crank 0.1 m / 0.1 kg, rod
+0.3 m / 0.3 kg, slider 1 kg in the horizontal plane, the crank starting at dead centre at 2 pi
+rad/s, 10 s free. Every run is measured against the example's ``reference_angle`` (the reduced
+1-DOF ODE from energy conservation, solved by scipy at rtol 1e-12).
 
 Printed: wall time of the integration, steps, crank-angle error at 10 s, for ours at the default
 ``dynamics`` settings (SI2, rtol 1e-6) and at two tighter tolerances, and for Exudyn's
@@ -18,113 +16,37 @@ Usage: ``python benchmarks/slider_crank_free.py [--no-exudyn] [--repeat 3]``
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 import multibody as mb
 
-CRANK, ROD = 0.1, 0.3
-"""Crank radius and rod length [m]."""
-CRANK_MASS, ROD_MASS, SLIDER_MASS = 0.1, 0.3, 1.0
-"""[kg]"""
-OMEGA0 = 2.0 * np.pi
-"""Initial crank speed [rad/s]."""
-T_END = 10.0
-"""Simulated time [s]."""
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+from free_slider_crank import (  # the mechanism and its reference live in the example
+    CRANK,
+    CRANK_MASS,
+    OMEGA0,
+    ROD,
+    ROD_MASS,
+    SLIDER_MASS,
+    T_END,
+    build,
+    reference_angle,
+    rod_inertia,
+)
+
 OUTPUT_STEP = 0.01
 """Output interval [s]."""
 EXUDYN_STEP = 1e-3
 """Exudyn's fixed step [s]."""
 
 
-def rod_inertia(mass: float, length: float) -> float:
-    """Moment of inertia of a uniform slender rod about its centre, transverse [kg m^2]."""
-    return mass * length**2 / 12.0
-
-
-def generalized_mass(theta: float) -> float:
-    """``M(theta)`` [kg m^2]: kinetic energy of the mechanism per ``theta'^2 / 2``."""
-    s = np.sqrt(ROD**2 - (CRANK * np.sin(theta)) ** 2)
-    d_tip = CRANK * np.array([-np.sin(theta), np.cos(theta)])
-    d_slider = np.array([-CRANK * np.sin(theta) - CRANK**2 * np.sin(theta) * np.cos(theta) / s, 0.0])
-    d_rod_angle = -CRANK * np.cos(theta) / s
-    crank = rod_inertia(CRANK_MASS, CRANK) + CRANK_MASS * (CRANK / 2) ** 2
-    rod = ROD_MASS * np.sum(((d_tip + d_slider) / 2) ** 2) + rod_inertia(ROD_MASS, ROD) * d_rod_angle**2
-    return crank + rod + SLIDER_MASS * d_slider[0] ** 2
-
-
-def reference_angle(t_end: float) -> float:
-    """Crank angle [rad] at ``t_end`` from the reduced ODE (energy conservation)."""
-    energy = 0.5 * generalized_mass(0.0) * OMEGA0**2
-    solution = solve_ivp(
-        lambda t, y: [np.sqrt(2.0 * energy / generalized_mass(y[0]))], (0.0, t_end), [0.0], rtol=1e-12, atol=1e-12
-    )
-    return float(solution.y[0, -1])
-
-
-def our_model() -> mb.Model:
-    """Crank about world z at the origin (Revolute), rod (Spherical at the crank pin, Universal at
-    the slider), slider on a Translational joint along x: one DOF and no redundant equation."""
-    model = mb.Model("free_slider_crank", gravity=(0.0, 0.0, -9.81))
-    axial = 1e-6
-    crank = model.add(
-        mb.RigidBody(
-            "crank",
-            CRANK_MASS,
-            (axial, rod_inertia(CRANK_MASS, CRANK), rod_inertia(CRANK_MASS, CRANK)),
-            position=(CRANK / 2, 0.0, 0.0),
-            velocity=(0.0, OMEGA0 * CRANK / 2, 0.0),
-            angular_velocity=(0.0, 0.0, OMEGA0),
-        )
-    )
-    rod_omega = -OMEGA0 * CRANK / ROD
-    rod = model.add(
-        mb.RigidBody(
-            "rod",
-            ROD_MASS,
-            (axial, rod_inertia(ROD_MASS, ROD), rod_inertia(ROD_MASS, ROD)),
-            position=(CRANK + ROD / 2, 0.0, 0.0),
-            velocity=(0.0, OMEGA0 * CRANK / 2, 0.0),
-            angular_velocity=(0.0, 0.0, rod_omega),
-        )
-    )
-    slider = model.add(mb.RigidBody("slider", SLIDER_MASS, (1e-3, 1e-3, 1e-3), position=(CRANK + ROD, 0.0, 0.0)))
-    z = (0.0, 0.0, 1.0)
-    model.add(
-        mb.Revolute(
-            "pivot",
-            crank.add_marker("pivot", position=(-CRANK / 2, 0, 0), z_axis=z),
-            model.ground.add_marker("pivot", z_axis=z),
-        )
-    )
-    model.add(
-        mb.Spherical(
-            "pin",
-            rod.add_marker("big_end", position=(-ROD / 2, 0, 0)),
-            crank.add_marker("pin", position=(CRANK / 2, 0, 0)),
-        )
-    )
-    model.add(
-        mb.Universal(
-            "small_end",
-            rod.add_marker("small_end", position=(ROD / 2, 0, 0), z_axis=(0.0, 1.0, 0.0)),
-            slider.add_marker("pin", z_axis=z),
-        )
-    )
-    along_x = (1.0, 0.0, 0.0)
-    model.add(
-        mb.Translational(
-            "guide", slider.add_marker("guide", z_axis=along_x), model.ground.add_marker("guide", z_axis=along_x)
-        )
-    )
-    return model
-
-
 def run_ours(rtol: float | None) -> tuple[float, int, float]:
     """(wall time [s], steps, crank angle at T_END [rad]) at the default settings or ``rtol``."""
-    system = our_model().compile()
+    system = build().compile()
     options = {} if rtol is None else {"rtol": rtol}
     started = time.perf_counter()
     results = mb.dynamics(system, T_END, OUTPUT_STEP, **options)

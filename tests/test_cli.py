@@ -124,6 +124,12 @@ def test_info_prints_the_dof_and_redundancy_report(capsys) -> None:
     assert "default analysis: dynamics to t = 3 s" in printed
 
 
+def test_info_lists_the_first_order_states(capsys) -> None:
+    # three cylinders, each with two chamber pressures and a valve spool
+    assert main(["info", str(ROOT / "examples" / "pump_truck_boom.py")]) == 0
+    assert "first-order states: 9 (lift_1 3, lift_2 3, lift_3 3)" in capsys.readouterr().out
+
+
 def test_missing_model_file(tmp_path: Path, capsys) -> None:
     assert main(["run", str(tmp_path / "nowhere.py")]) == 2
     assert "not found" in single_error_line(capsys.readouterr().err)

@@ -95,6 +95,8 @@ def test_friction_from_joint_multipliers_decelerates_at_mu_g() -> None:
     assert results.body("block").position[:, 0] == pytest.approx(v0 * t - 0.5 * mu * g * t**2, abs=1e-7)
     # The slide carries the weight; the friction force acts through the UserForce, not the joint.
     assert np.linalg.norm(results.joint("slide").reaction_force[-1]) == pytest.approx(2.0 * g, rel=1e-9)
+    # The recorded friction force is the law's at the multipliers solved at each output time.
+    assert results.force("friction").force[1:, 0] == pytest.approx(-mu * 2.0 * g, rel=1e-9)
 
 
 def test_multiplier_coupling_in_the_newton_jacobian() -> None:
@@ -117,3 +119,28 @@ def test_user_force_errors_name_the_element() -> None:
     model.forces["friction"].law = lambda inputs: ((1.0, 2.0), (0.0, 0.0, 0.0))
     with pytest.raises(mb.ModelError, match="force 'friction'"):
         mb.dynamics(model, 0.1, 0.05)
+
+
+def test_inverse_dynamics_integrates_the_states_along_the_prescribed_motion() -> None:
+    """The Maxwell block driven along x = A sin(w t): the dashpot deflection obeys
+    s' = kappa (x - s), kappa = k / c, whose exact solution from s(0) = 0 is
+    s = A kappa / (kappa^2 + w^2) (kappa sin wt - w cos wt + w exp(-kappa t)); the motion must
+    push with m x'' + k (x - s). States are integrated between frames at rtol 1e-8 (scipy BDF):
+    1e-7 of the amplitude is a tenfold margin over the accumulated error."""
+    mass, stiffness, damping, amplitude, omega = 2.0, 50.0, 4.0, 0.1, 3.0
+    model = maxwell_model(mass, stiffness, damping, 0.0)
+    drive = mb.functions.Harmonic.from_angular_frequency(amplitude, omega)
+    solved = mb.inverse_dynamics(model, 2.0, 0.05, drive={"slide": drive})
+    t = solved.results.time
+    kappa = stiffness / damping
+    x = amplitude * np.sin(omega * t)
+    s = (
+        amplitude
+        * kappa
+        / (kappa**2 + omega**2)
+        * (kappa * np.sin(omega * t) - omega * np.cos(omega * t) + omega * np.exp(-kappa * t))
+    )
+    assert np.max(np.abs(solved.results.state("maxwell")[:, 0] - s)) < 1e-7 * amplitude
+    effort = np.abs(solved.effort[:, 0])
+    needed = np.abs(-mass * omega**2 * x + stiffness * (x - s))
+    assert np.max(np.abs(effort - needed)) < 1e-6 * np.max(needed)

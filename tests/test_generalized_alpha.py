@@ -52,15 +52,16 @@ def pendulum(angles: tuple[float, ...]) -> mb.Model:
 
 
 def alpha_integrator(model: mb.Model, t_end: float, step: float, rho_inf: float, variant: str, rtol: float):
-    """The alpha method at fixed steps ``step`` [s] from the assembled state; Newton to ``rtol``."""
+    """The alpha method at fixed steps ``step`` [s] from the assembled state (first-order states
+    included); Newton to ``rtol``."""
     system, state = assembled_state(model.compile())
     problem = Index3Mechanics(CartesianFormulation(system))
-    acceleration, lam, energy_rate = problem.initial_acceleration(state.q, state.v, state.t)
-    y_dot0 = problem.join(frames.position_rate(system, state.q, state.v), acceleration, energy_rate)
+    acceleration, lam, rest_rate = problem.initial_acceleration(state.q, state.v, state.t, state.x)
+    y_dot0 = problem.join(frames.position_rate(system, state.q, state.v), acceleration, rest_rate)
     return GeneralizedAlpha(
         problem,
         state.t,
-        problem.join(state.q, state.v, np.zeros(2)),
+        problem.join(state.q, state.v, np.concatenate([state.x, np.zeros(2)])),
         y_dot0,
         lam,
         t_end,

@@ -101,6 +101,12 @@ def test_the_expression_compiler_raises_only_adm_errors(text: str, t: float) -> 
         pass
 
 
+def test_a_function_of_time_that_reads_marker_states_is_refused_by_name() -> None:
+    # found by the fuzz test above: DX(0) (marker 0, the origin) reads marker states
+    with pytest.raises(AdmError, match="expression 'DX\\(0\\)' reads more than TIME"):
+        compile_expression("DX(0)", Units()).of_time()
+
+
 @FAST
 @given(st.integers(1, 3000), st.sampled_from(["(", "SIN(", "-", "ABS(-"]))
 def test_deep_expressions_never_reach_the_interpreters_limits(depth: int, opening: str) -> None:
@@ -286,3 +292,12 @@ def test_the_model_api_refuses_bad_input_with_model_errors(mass, inertia, positi
         event(f"refused: {type(error).__name__}")
     else:
         event("ran")
+
+
+def test_a_distance_between_coincident_markers_is_a_documented_error() -> None:
+    # found by the fuzz test above: the direction of a zero-length distance is undefined
+    model = mb.Model("coincident")
+    rod = model.add(mb.RigidBody("rod", 1.0, (1.0, 1.0, 1.0)))
+    model.add(mb.Distance("tether", rod.add_marker("tip"), model.ground.add_marker("anchor"), distance=1.0))
+    with pytest.raises(DOCUMENTED):
+        mb.dynamics(model, 0.02, 0.01)

@@ -102,6 +102,14 @@ _EXPORTS: dict[str, str] = {
     "UserForce": "multibody.model.forces.user",
     "UserForceInput": "multibody.model.forces.user",
     "UnstableEquilibriumWarning": "multibody.analysis.statics",
+    "DifferentialEquation": "multibody.model.states",
+    "HydraulicCylinder": "multibody.model.forces.hydraulic",
+    "HydraulicSupply": "multibody.model.forces.hydraulic",
+    "Measure": "multibody.model.states",
+    "PID": "multibody.model.states",
+    "ProportionalValve": "multibody.model.forces.hydraulic",
+    "StateSpace": "multibody.model.states",
+    "TransferFunction": "multibody.model.states",
 }
 """Public name -> the module that defines it (a submodule of that module for ``functions``)."""
 

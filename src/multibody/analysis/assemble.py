@@ -18,13 +18,14 @@ from multibody.analysis.errors import AssemblyError
 from multibody.analysis.model_input import as_system
 from multibody.analysis.output import output_frame, results_layout
 from multibody.formulation import frames as kinematics
-from multibody.spatial import rotations
+from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation
-from multibody.spatial.rotations import FloatArray
 from multibody.formulation.state import State
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
 from multibody.solve.linear import Factorization, Matrix, SingularMatrixError, dependent_rows, to_dense
+from multibody.spatial import rotations
+from multibody.spatial.rotations import FloatArray
 from multibody.system.compile import settle_redundancy, warn_redundancy
 from multibody.system.system import ConstraintRows, System
 
@@ -230,7 +231,7 @@ def _assemble_velocities(system: System, form: CartesianFormulation, q: FloatArr
     R_now = rotations.rotation_from_euler_parameters(e)
     w_W = np.einsum("bij,bj->bi", R_input, w_input_B)
     w_B = np.einsum("bji,bj->bi", R_now, w_W)
-    v0 = np.hstack([v_input, w_B]).reshape(-1)
+    v0 = rigid.velocities(v_input, w_B)
     _, G, nu = form.constraint_residual(q, t0)
     if nu.size == 0:
         return v0
@@ -254,10 +255,10 @@ def _exact_velocities(system: System, violated_G: FloatArray) -> str:
     exact = system.velocity_freedom == 0.0
     entering = np.any(violated_G != 0.0, axis=0) & exact
     columns = np.flatnonzero(entering if np.any(entering) else exact)
-    components = ("vx", "vy", "vz", "angular_velocity", "angular_velocity", "angular_velocity")
     by_body: dict[int, list[str]] = {}
     for column in columns:
-        by_body.setdefault(int(column) // 6, []).append(components[column % 6])
+        body, coordinate = divmod(int(column), rigid.VELOCITY_WIDTH)
+        by_body.setdefault(body, []).append(rigid.VELOCITY_INPUT_NAMES[coordinate])
     return ", ".join(
         f"body '{system.body_names[b]}' ({', '.join(dict.fromkeys(names))})" for b, names in by_body.items()
     )

@@ -51,7 +51,9 @@ def dynamics(
     formulation : "cartesian" (default) or "kane"
         Absolute coordinates with Lagrange multipliers (a DAE), or relative joint coordinates
         with Kane's equations (an ODE; closed loops through the null space of the cut-joint
-        constraints). Both return the same ``Results``.
+        constraints). Both return the same ``Results``, and every method of both advances the
+        first-order states of force elements (``State.x``); loads that read joint multipliers
+        need the Cartesian formulation.
     method : str, optional
         Cartesian: the DAE form solved by variable-order (1-5), variable-step BDF, "SI2"
         (default, stabilized index 2, Gear-Gupta-Leimkuhler) or "I3" (index 3), as ADAMS's
@@ -100,11 +102,6 @@ def dynamics(
         raise ValueError(
             f"model '{system.name}' has contact pairs ({', '.join(system.contacts.names)}); "
             "event-driven contact needs formulation='cartesian'"
-        )
-    if formulation == "kane" and (system.n_states or system.reads_multipliers):
-        raise ValueError(
-            f"model '{system.name}' has force elements with first-order states or that read joint "
-            "multipliers; they need formulation='cartesian' (Kane's formulation does not advance them yet)"
         )
     with threadpool_limits(limits=1):
         try:

@@ -1,9 +1,14 @@
 """Dynamic analysis in relative coordinates: Kane's equations integrated as an ODE.
 
-The state is ``y = (q, u, E)``: the tree's joint coordinates, the generalized speeds and the
-energy ``E`` taken out by non-conservative forces and motions (a quadrature outside the error
-test). ``dq/dt = N(q) u``, ``du/dt`` from ``KaneFormulation.accelerations`` (articulated-body
-recursion on a tree, Maggi's null-space equations with cut constraints), ``dE/dt = -P``.
+The state is ``y = (q, u, x, E)``: the tree's joint coordinates, the generalized speeds, the
+first-order states of the force elements that carry them (``State.x``) and the energy ``E``
+taken out by non-conservative forces and motions (a quadrature outside the error test).
+``dq/dt = N(q) u``, ``du/dt`` from ``KaneFormulation.accelerations`` (articulated-body
+recursion on a tree, Maggi's null-space equations with cut constraints), ``dx/dt`` the elements'
+state rates, ``dE/dt = -P``. Loads that read joint multipliers (``UserForce(joints=...)``) are
+refused (``AnalysisError``): the tree joints have no multipliers in this formulation (their
+reactions are recovered after the fact, from the accelerations), and Maggi's form eliminates
+those of the cut joints.
 
 Methods: "BDF" is the package's variable-order BDF (``solve.integrators.bdf``) on this ODE,
 Newton with a finite-difference Jacobian ``df/dy`` (n_y evaluations, refreshed when Newton asks);
@@ -28,8 +33,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from multibody.analysis.errors import AnalysisError
 from multibody.analysis.output import output_frame, results_layout
 from multibody.analysis.time_loop import Frame, integrate_to_output
+from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.dae import MechanicalDAE
 from multibody.formulation.kane import KaneError, KaneFormulation
@@ -65,26 +72,32 @@ class KaneODE:
         self.rtol, self.atol, self.drift_factor = rtol, atol, drift_factor
         self.max_iterations = newton_max_iterations
         self.n_q, self.n_u = formulation.n_q, formulation.n_u
+        self.n_x = formulation.system.n_states
         self._iteration_jacobian: FloatArray | None = None
         self._t = 0.0
         """time of the last implicit solve: the time ``finalize`` projects at"""
 
-    def split(self, y: FloatArray) -> tuple[FloatArray, FloatArray, float]:
-        """``(q, u, E)`` of ``y``."""
-        return y[: self.n_q], y[self.n_q : self.n_q + self.n_u], float(y[-1])
+    def split(self, y: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, float]:
+        """``(q, u, x, E)`` of ``y``."""
+        n_qu = self.n_q + self.n_u
+        return y[: self.n_q], y[self.n_q : n_qu], y[n_qu : n_qu + self.n_x], float(y[-1])
+
+    def join(self, q: FloatArray, u: FloatArray, x: FloatArray, energy: float) -> FloatArray:
+        """``y`` from its parts (the inverse of ``split``)."""
+        return np.concatenate([q, u, x, [energy]])
 
     def rate(self, t: float, y: FloatArray) -> FloatArray:
-        """``dy/dt`` (n_q + n_u + 1,)."""
+        """``dy/dt`` (n_q + n_u + n_x + 1,)."""
         form = self.formulation
-        q, u, _ = self.split(y)
-        state = form.evaluate(q, u, t)
+        q, u, x, _ = self.split(y)
+        state = form.evaluate(q, u, t, x)
         u_dot, constraint_power = form.accelerations(state)
         power = state.loads.nonconservative_power + constraint_power
-        return np.concatenate([form.position_rate(q, u), u_dot, [-power]])
+        return self.join(form.position_rate(q, u), u_dot, state.loads.state_rate, -power)
 
     # -- BDF's ImplicitProblem ---------------------------------------------------------------
     def error_weights(self, y: FloatArray, step_size: float, rtol: float, atol: float) -> FloatArray:
-        """``1 / (atol + rtol |y|)`` on q and u; zero on the energy quadrature."""
+        """``1 / (atol + rtol |y|)`` on q, u and x; zero on the energy quadrature."""
         weights = 1.0 / (atol + rtol * np.abs(y))
         weights[-1] = 0.0
         return weights
@@ -159,13 +172,13 @@ class KaneODE:
         form = self.formulation
         if not form.has_cuts:
             return None
-        q, u, energy = self.split(y)
-        phi, B, nu = form.cut_constraints(form.evaluate(q, u, t))
+        q, u, x, energy = self.split(y)
+        phi, B, nu = form.cut_constraints(form.evaluate(q, u, t, x))
         position_limit, velocity_limit = self.drift_limits(q, u, B)
         if np.all(np.abs(phi) <= position_limit) and np.all(np.abs(B @ u - nu) <= velocity_limit):
             return None
         q, u = form.project(q, u, t)
-        return np.concatenate([q, u, [energy]])
+        return self.join(q, u, x, energy)
 
 
 def kane_dynamics(
@@ -181,12 +194,19 @@ def kane_dynamics(
     progress: bool,
 ) -> Results:
     """Integrate Kane's equations of ``system`` from the consistent Cartesian ``state`` (see
-    ``multibody.analysis.dynamics.dynamics`` for the arguments)."""
+    ``multibody.analysis.dynamics.dynamics`` for the arguments). Raises ``AnalysisError`` when a
+    load reads joint multipliers (module docstring)."""
+    readers = system.multiplier_readers
+    if readers:
+        raise AnalysisError(
+            f"model '{system.name}': the force elements {', '.join(map(repr, readers))} read joint multipliers, "
+            "which Kane's formulation does not have (its tree joints carry no multipliers); use formulation='cartesian'"
+        )
     form = KaneFormulation(system, state.q, state.t)
     cartesian = CartesianFormulation(system)
     problem = KaneODE(form, rtol, atol, drift_factor=1.0 if method == "BDF" else EXPLICIT_DRIFT)
     q0 = form.reference_coordinates()
-    y0 = np.concatenate([q0, form.speeds_from_cartesian(q0, state.v, state.t), [0.0]])
+    y0 = problem.join(q0, form.speeds_from_cartesian(q0, state.v, state.t), state.x, 0.0)
     if not np.all(np.isfinite(problem.rate(state.t, y0))):
         diagnosis = MechanicalDAE(cartesian, "I3").diagnose(state.q, state.v, state.t)
         raise IntegrationError(f"the accelerations are not finite at t = {state.t:.6g} s: {diagnosis}", state.t, 0.0)
@@ -206,7 +226,7 @@ def kane_dynamics(
     # Euler parameters come back from rotation matrices with either sign; keep each body's on the
     # side of its previous output frame (and of the initial state), so the history is continuous
     # like the Cartesian formulation's.
-    previous_e = state.q.reshape(-1, 7)[:, 3:].copy()
+    previous_e = rigid.euler_parameters(state.q).copy()
 
     def continuous(frame: Frame) -> Frame:
         e = frame["body/euler_parameters"]
@@ -215,14 +235,14 @@ def kane_dynamics(
         return frame
 
     def frame_at(t: float) -> Frame:
-        q, u, dissipated = problem.split(integrator.dense_output(t))
+        q, u, x, dissipated = problem.split(integrator.dense_output(t))
         q, u = form.project(q, u, t)
-        return continuous(_output_frame(form, cartesian, q, u, t, dissipated))
+        return continuous(_output_frame(form, cartesian, q, u, x, t, dissipated))
 
     return integrate_to_output(
         integrator,
         results_layout(system, "dynamics"),
-        continuous(_output_frame(form, cartesian, *problem.split(y0)[:2], state.t, 0.0)),
+        continuous(_output_frame(form, cartesian, *problem.split(y0)[:3], state.t, 0.0)),
         frame_at,
         stats,
         t_end,
@@ -233,13 +253,19 @@ def kane_dynamics(
 
 
 def _output_frame(
-    form: KaneFormulation, cartesian: CartesianFormulation, q: FloatArray, u: FloatArray, t: float, dissipated: float
+    form: KaneFormulation,
+    cartesian: CartesianFormulation,
+    q: FloatArray,
+    u: FloatArray,
+    x: FloatArray,
+    t: float,
+    dissipated: float,
 ) -> Frame:
-    """The Cartesian output frame of the tree state ``(q, u)`` at ``t`` [s]."""
-    state = form.evaluate(q, u, t)
+    """The Cartesian output frame of the tree state ``(q, u)`` with first-order states ``x`` at ``t`` [s]."""
+    state = form.evaluate(q, u, t, x)
     u_dot, _ = form.accelerations(state)
     acceleration = form.cartesian_accelerations(state, u_dot)
-    evaluation = cartesian.evaluate(form.cartesian_positions(state), form.cartesian_velocities(state), t)
+    evaluation = cartesian.evaluate(form.cartesian_positions(state), form.cartesian_velocities(state), t, x)
     return output_frame(
         cartesian, evaluation, acceleration, joint_multipliers(cartesian, evaluation, acceleration), dissipated
     )
@@ -247,7 +273,7 @@ def _output_frame(
 
 def joint_multipliers(cartesian: CartesianFormulation, evaluation: Evaluation, acceleration: FloatArray) -> FloatArray:
     """Lagrange multipliers (m,) of the active rows with ``G^T lambda = Q - M a`` at the known
-    Cartesian accelerations ``a`` (6 nb,): the normal equations ``G G^T lambda = G (Q - M a)``."""
+    Cartesian accelerations ``a`` (n_velocities,): the normal equations ``G G^T lambda = G (Q - M a)``."""
     G = evaluation.G
     if G.shape[0] == 0:
         return np.zeros(0)

@@ -115,10 +115,7 @@ class EventDrivenIntegrator:
     def frame_at(self, t: float) -> dict[str, np.ndarray]:
         """Output frame at ``t`` within the current step, accelerations and reactions solved there."""
         q, v, x, dissipated, input_work = self._state_at(t)
-        evaluation = self.form.evaluate(q, v, t, x)
-        acceleration, lam = self.form.accelerations(evaluation)
-        if self.form.reads_multipliers:  # record the loads that felt these multipliers (joint friction)
-            evaluation = self.form.evaluate(q, v, t, x, lam)
+        evaluation, acceleration, lam = self._solved(q, v, t, x)
         return output_frame(self.form, evaluation, acceleration, lam[: len(self.system.rows)], dissipated, input_work)
 
     def stats(self) -> dict[str, float]:
@@ -155,8 +152,7 @@ class EventDrivenIntegrator:
         # The layout of y (the same for both families of methods) and the failure diagnosis.
         self.layout = MechanicalDAE(self.form, "I3" if alpha else self.method)
         self.problem = Index3Mechanics(self.form) if alpha else self.layout
-        evaluation = self.form.evaluate(state.q, state.v, state.t, state.x)
-        acceleration, lam = self.form.accelerations(evaluation)
+        evaluation, acceleration, lam = self._solved(state.q, state.v, state.t, state.x)
         if not np.all(np.isfinite(acceleration)):
             diagnosis = self.layout.diagnose(state.q, state.v, state.t)
             raise IntegrationError(
@@ -167,8 +163,8 @@ class EventDrivenIntegrator:
             kinematics.position_rate(self.system, state.q, state.v),
             acceleration,
             evaluation.state_rate,
-            -self.form.nonconservative_power(evaluation, lam),
-            self.form.input_power(evaluation, lam),
+            -self.form.nonconservative_power(evaluation.loads, evaluation.nu, lam),
+            self.form.input_power(evaluation.loads, evaluation.nu, lam),
         )
         method = GeneralizedAlpha if alpha else BDF
         options = {"variant": ALPHA_METHODS[self.method]} if alpha else {}
@@ -186,6 +182,17 @@ class EventDrivenIntegrator:
             **options,
         )
         self.t = self.t_old = state.t
+
+    def _solved(
+        self, q: FloatArray, v: FloatArray, t: float, x: FloatArray
+    ) -> tuple[Evaluation, FloatArray, FloatArray]:
+        """``(evaluation, dv/dt, lambda)`` at ``(q, v, t, x)``: the loads (and state rates) of an
+        element that reads multipliers are those at the multipliers solved here."""
+        evaluation = self.form.evaluate(q, v, t, x)
+        acceleration, lam = self.form.accelerations(evaluation)
+        if self.form.reads_multipliers:
+            evaluation = self.form.evaluate(q, v, t, x, lam)
+        return evaluation, acceleration, lam
 
     def _formulation(self) -> CartesianFormulation:
         return CartesianFormulation(

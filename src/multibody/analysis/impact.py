@@ -8,7 +8,7 @@ Cartesian coordinates of this package, with joints as constraints, the same bala
     G dv = 0                           (the joints hold through the impact)
     G_c (v + dv) = -e G_c v            (Newton: the normal approach speed reverses, scaled by e)
 
-``M`` (6 nb x 6 nb) is the mass matrix, ``G`` (m x 6 nb) the joint Jacobian, ``G_c`` (k x 6 nb)
+``M`` (nv x nv) is the mass matrix, ``G`` (m x nv) the joint Jacobian, ``G_c`` (k x nv)
 the normal-velocity rows of the contact points, ``P`` (k,) the normal impulses [N s] and
 ``Lambda`` (m,) the impulsive multipliers, which are the internal joint impulses: releasing a
 joint (the paper's device) and requiring its released speeds not to jump gives exactly these
@@ -33,11 +33,11 @@ from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.frames import Pose
 from multibody.formulation.reactions import reactions
-from multibody.spatial.rotations import FloatArray, cross
 from multibody.formulation.state import State
 from multibody.model.marker import Marker
 from multibody.model.model import Model
 from multibody.solve.linear import Factorization, Matrix, saddle_point_matrix, to_dense
+from multibody.spatial.rotations import FloatArray, cross
 from multibody.system.system import CONSTRAINT_KINDS, ConstraintRows, System
 
 
@@ -65,7 +65,7 @@ class ImpulseResponse:
     impulse: FloatArray
     """(k,) normal impulse of every contact [N s] (0 for contacts left out)"""
     velocity_change: FloatArray
-    """(6 nb,) jump of the velocity coordinates (CM velocity world, angular velocity body)"""
+    """(n_velocities,) jump of the velocity coordinates (CM velocity world, angular velocity body)"""
     multipliers: FloatArray
     """(m,) impulsive multipliers of the joint rows [N s]"""
 
@@ -78,9 +78,9 @@ class Impact:
     impulse: FloatArray
     """(k,) normal impulse of each collision, on its first body along its normal [N s]"""
     velocity_before: FloatArray
-    """(6 nb,) velocity coordinates before the collision"""
+    """(n_velocities,) velocity coordinates before the collision"""
     velocity_after: FloatArray
-    """(6 nb,) velocity coordinates after it"""
+    """(n_velocities,) velocity coordinates after it"""
     body_velocity_change: FloatArray
     """(nb, 3) jump of each CM velocity, world [m/s]"""
     body_angular_velocity_change: FloatArray
@@ -150,9 +150,9 @@ def impulse_response(
     rate_tolerance: float = 1e-12,
 ) -> ImpulseResponse:
     """Solve the impulse-momentum equations at ``evaluation`` (positions frozen) with velocities
-    ``v`` (6 nb,) just before the impact, for the contacts ``candidates`` (k,) bool may act on.
+    ``v`` (n_velocities,) just before the impact, for the contacts ``candidates`` (k,) bool may act on.
 
-    ``contact_jacobian`` (k, 6 nb) holds the normal-gap rate rows ``dg/dt = G_c v``; the target
+    ``contact_jacobian`` (k, n_velocities) holds the normal-gap rate rows ``dg/dt = G_c v``; the target
     after the impact is ``dg/dt+ = -e min(dg/dt-, 0)`` on every contact that receives an impulse.
     Contacts start active when they approach; one that would need a pulling impulse is dropped
     and one that would be driven into the other body is added, until neither happens (at most
@@ -187,7 +187,7 @@ def impulse_response(
 
 
 def point_normal_jacobian(system: System, frames: Pose, rows: ConstraintRows, normals: FloatArray) -> Matrix:
-    """Rows ``n . (v_c - v_d)`` (k, 6 nb) for contact points c (I markers) and d (J markers) of
+    """Rows ``n . (v_c - v_d)`` (k, n_velocities) for contact points c (I markers) and d (J markers) of
     ``rows`` and world normals ``normals`` (k, 3): the normal relative velocity of the points."""
     p_c = frames.p_BM_W[rows.i_marker]
     p_d = frames.p_BM_W[rows.j_marker]

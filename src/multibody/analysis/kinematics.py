@@ -2,7 +2,9 @@
 
 At each output time: Newton on ``Phi(q, t) = 0`` for positions, ``G v = nu`` for velocities,
 ``G a = gamma`` for accelerations, then the multipliers from inverse dynamics
-``G^T lambda = Q - M a`` (reactions, including the forces the motions must apply).
+``G^T lambda = Q - M a`` (reactions, including the forces the motions must apply). Elements
+with first-order states (a hydraulic chamber, a Maxwell element, a controller) have them
+integrated between output times along the prescribed motion.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ from multibody.analysis.errors import AnalysisError
 from multibody.analysis.model_input import as_system
 from multibody.analysis.output import output_frame, results_layout
 from multibody.formulation import frames as kinematics_frames
-from multibody.formulation.cartesian import CartesianFormulation
-from multibody.spatial.rotations import FloatArray
+from multibody.formulation.cartesian import MULTIPLIER_ITERATIONS, CartesianFormulation, Evaluation
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
 from multibody.solve.linear import Factorization, SingularMatrixError
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 
 
@@ -69,25 +71,22 @@ def _run(
     progress: bool,
     writer: ResultsWriter,
 ) -> None:
-    """Solve and append one frame per output time."""
+    """Solve and append one frame per output time; first-order states are integrated between
+    output times along the prescribed motion (``_advance_states``)."""
     dissipated, input_work, previous_power, previous_t = 0.0, 0.0, None, 0.0
+    x = system.x0.copy()
     from tqdm.auto import tqdm  # heavy: loaded when first used
 
     for t in tqdm(times, disable=not progress, desc=f"kinematics {system.name}"):
-        q = _positions(system, form, q, float(t), tolerance)
-        _, G, nu = form.constraint_residual(q, float(t))
-        try:
-            jacobian = Factorization(G)
-        except SingularMatrixError:
-            raise AnalysisError(
-                f"kinematic analysis of model '{system.name}': the constraint Jacobian is singular at t = {t:.6g} s "
-                "(a lock-up or bifurcation position)"
-            ) from None
-        v = jacobian.solve(nu)
-        evaluation = form.evaluate(q, v, float(t))
-        acceleration = jacobian.solve(form.gamma(evaluation))
-        lam = Factorization(G.T).solve(evaluation.generalized_force - form.mass_matrix @ acceleration)
-        power = np.array([form.nonconservative_power(evaluation, lam), form.input_power(evaluation, lam)])
+        if system.n_states and t > times[0]:
+            x = _advance_states(system, form, q, x, previous_t, float(t), tolerance)
+        q, v, evaluation, acceleration, lam = _instant(system, form, q, float(t), x, tolerance)
+        power = np.array(
+            [
+                form.nonconservative_power(evaluation.loads, evaluation.nu, lam),
+                form.input_power(evaluation.loads, evaluation.nu, lam),
+            ]
+        )
         if previous_power is not None:
             dissipated -= 0.5 * (power[0] + previous_power[0]) * (t - previous_t)
             input_work += 0.5 * (power[1] + previous_power[1]) * (t - previous_t)
@@ -95,6 +94,65 @@ def _run(
         writer.append(output_frame(form, evaluation, acceleration, lam, dissipated, input_work))
         # Predict the next positions along the current velocity.
         q = kinematics_frames.displace(system, q, v * output_step)
+
+
+def _instant(
+    system: System, form: CartesianFormulation, q_guess: FloatArray, t: float, x: FloatArray, tolerance: float
+) -> tuple[FloatArray, FloatArray, Evaluation, FloatArray, FloatArray]:
+    """``(q, v, evaluation, acceleration, lambda)`` of the driven motion at ``t`` [s] with
+    first-order states ``x``: positions by Newton from ``q_guess``, velocities and accelerations
+    from the constraints, multipliers from ``G^T lambda = Q - M a`` (by fixed-point iteration
+    when loads read them, as ``CartesianFormulation.accelerations`` does)."""
+    q = _positions(system, form, q_guess, t, tolerance)
+    _, G, nu = form.constraint_residual(q, t)
+    try:
+        jacobian = Factorization(G)
+    except SingularMatrixError:
+        raise AnalysisError(
+            f"kinematic analysis of model '{system.name}': the constraint Jacobian is singular at t = {t:.6g} s "
+            "(a lock-up or bifurcation position)"
+        ) from None
+    v = jacobian.solve(nu)
+    evaluation = form.evaluate(q, v, t, x)
+    acceleration = jacobian.solve(form.gamma(evaluation))
+    transposed = Factorization(G.T)
+    lam = transposed.solve(evaluation.generalized_force - form.mass_matrix @ acceleration)
+    for _ in range(MULTIPLIER_ITERATIONS if form.reads_multipliers else 0):
+        evaluation = form.evaluate(q, v, t, x, lam)
+        previous, lam = lam, transposed.solve(evaluation.generalized_force - form.mass_matrix @ acceleration)
+        if np.max(np.abs(lam - previous), initial=0.0) <= 1e-13 * (1.0 + np.max(np.abs(lam), initial=0.0)):
+            evaluation = form.evaluate(q, v, t, x, lam)
+            break
+    return q, v, evaluation, acceleration, lam
+
+
+def _advance_states(
+    system: System,
+    form: CartesianFormulation,
+    q: FloatArray,
+    x: FloatArray,
+    t_start: float,
+    t_end: float,
+    tolerance: float,
+) -> FloatArray:
+    """First-order states at ``t_end`` from ``x`` at ``t_start`` [s]: ``x' = F(t, q(t), v(t), x,
+    lambda)`` along the prescribed motion, by scipy's BDF (the states may be stiff: a hydraulic
+    chamber's pressure) at rtol 1e-8."""
+    from scipy.integrate import solve_ivp  # heavy: loaded when first used
+
+    guess = [q]
+
+    def rate(t: float, states: FloatArray) -> FloatArray:
+        guess[0], _, evaluation, _, _ = _instant(system, form, guess[0], t, states, tolerance)
+        return evaluation.state_rate
+
+    solution = solve_ivp(rate, (t_start, t_end), x, method="BDF", rtol=1e-8, atol=1e-10 * (1.0 + np.abs(x)))
+    if not solution.success:
+        raise AnalysisError(
+            f"kinematic analysis of model '{system.name}': the first-order states could not be integrated from "
+            f"t = {t_start:.6g} s to {t_end:.6g} s ({solution.message})"
+        )
+    return solution.y[:, -1]
 
 
 def _positions(system: System, form: CartesianFormulation, q: FloatArray, t: float, tolerance: float) -> FloatArray:

@@ -18,7 +18,11 @@ that moves the driven coordinates by ``u``), projecting on ``N^T`` removes the m
     M_r = N^T M N,  C_r = N^T (M W - C_v) N,  K_r = -N^T (K_x + C_v W) N
 
 State space: ``z = xi + S u`` with ``S = M_r^-1 F2`` and ``xi' = eta + E u`` remove the input
-derivatives (only motion inputs have them), giving ``A, B, C, D``. At a static equilibrium (or
+derivatives (only motion inputs have them), giving ``A, B, C, D``. First-order states ``x_s``
+(``State.x``; ADAMS LINEAR includes its differential states the same way) add their rows and
+columns: ``M_r z'' + ... = N^T Q_s dx_s`` and ``dx_s' = (F_q + F_v W) x + F_v x' + F_s dx_s``
+(``Q_s = dQ/dx_s``; ``F_q``, ``F_v``, ``F_s`` the derivatives of the state rates), with
+``dx_s = zeta + T u`` (``T = F_v (N S + X_p)``) removing the input rate: ``s = (xi, eta, zeta)``. At a static equilibrium (or
 any state with ``v* = 0``) this is the exact linearization. At a moving operating point it is
 the frozen-time variational equation (``N``, ``W`` and the inputs' effect taken at that instant),
 exact for a body's free rotation but not where constraint directions turn with the motion: it
@@ -44,15 +48,16 @@ from multibody.analysis.model_input import as_system
 from multibody.analysis.operating_point import state_from_results
 from multibody.analysis.statics import equilibrium, statics
 from multibody.formulation import frames as kinematics
+from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.formulation.constraints import KIND
 from multibody.formulation.frames import Pose
-from multibody.spatial.rotations import FloatArray, cross, skew
 from multibody.formulation.state import State
 from multibody.model.model import Model
 from multibody.results import Results
 from multibody.results.linear import LinearModel
 from multibody.solve.linear import to_dense
+from multibody.spatial.rotations import FloatArray, cross, skew
 from multibody.system.system import System
 
 
@@ -92,9 +97,11 @@ def linearize(
         origin, world axes [m]; ``"joint.rotation"`` / ``"joint.translation"``: the angle of
         x_I from x_J about z_J [rad] / the translation of I along z_J [m] of a joint (or motion).
 
-    Returns a ``LinearModel``; ``.modes()`` gives frequencies, damping ratios and shapes.
-    Raises ``AnalysisError`` when the model has no degree of freedom or the reduced mass matrix
-    is singular, ``KeyError`` for unknown input or output names.
+    Returns a ``LinearModel``; ``.modes()`` gives frequencies, damping ratios and shapes. Its
+    state matrix includes the first-order states of the force elements that carry them
+    (``LinearModel.state_names``). Raises ``AnalysisError`` when the model has no degree of
+    freedom, the reduced mass matrix is singular or a load reads joint multipliers (not
+    linearized yet), ``KeyError`` for unknown input or output names.
     """
     with threadpool_limits(limits=1):
         system, state = _operating_point(as_system(model), at, time)
@@ -117,38 +124,57 @@ def _operating_point(system: System, at: State | Results | None, time: float | N
         return system, state_from_results(system, at, time)
     if isinstance(at, State):
         form = CartesianFormulation(system)
-        _, lam = form.accelerations(form.evaluate(at.q, at.v, at.t))
-        return system, State(at.t, at.q, at.v, lam)
+        x = at.x if at.x.size else system.x0
+        if x.size != system.n_states:
+            raise ValueError(
+                f"linearize: the State has {x.size} first-order states; model '{system.name}' has {system.n_states}"
+            )
+        _, lam = form.accelerations(form.evaluate(at.q, at.v, at.t, x))
+        return system, State(at.t, at.q, at.v, lam, x)
     if at is not None:
         raise TypeError(f"linearize: 'at' must be None, a State or a Results, got {type(at).__name__}")
     t = 0.0 if time is None else float(time)
     system, start = assembled_state(system, t)
-    found = equilibrium(system, start.q, t)
-    return system, State(t, found.q, np.zeros(system.n_velocities), found.lam)
+    found = equilibrium(system, start.q, t, x=start.x)
+    return system, State(t, found.q, np.zeros(system.n_velocities), found.lam, found.x)
 
 
 def _linear_model(system: System, state: State, inputs: tuple[str, ...], outputs: tuple[str, ...]) -> LinearModel:
     form = CartesianFormulation(system)
+    if form.reads_multipliers:
+        readers = system.multiplier_readers
+        raise AnalysisError(
+            f"linearize: the force elements {', '.join(map(repr, readers))} of model '{system.name}' read joint "
+            "multipliers, which the linear model does not include yet"
+        )
     n = system.n_velocities
-    q, v, t, lam = state.q, state.v, state.t, state.lam
+    q, v, t, lam, x = state.q, state.v, state.t, state.lam, state.x
     length_scale = max(1.0, float(np.max(np.abs(system.marker_position), initial=0.0)))
-    position_steps = RELATIVE_STEP * np.tile(np.r_[np.full(3, length_scale), np.ones(3)], system.n_bodies)
+    position_steps = RELATIVE_STEP * rigid.coordinate_scale(system.n_bodies, length_scale)
     velocity_steps = RELATIVE_STEP * np.maximum(1.0, np.abs(v))
+    state_steps = RELATIVE_STEP * np.maximum(1.0, np.abs(x))
 
-    def loads(dx: FloatArray, dv: FloatArray) -> FloatArray:
-        evaluation = form.evaluate(kinematics.displace(system, q, dx), v + dv, t)
-        return evaluation.generalized_force - evaluation.G.T @ lam
+    def rates(dq: FloatArray, dv: FloatArray, dx: FloatArray) -> FloatArray:
+        """``(Q - G^T lambda, F)`` at the perturbed state."""
+        evaluation = form.evaluate(kinematics.displace(system, q, dq), v + dv, t, x + dx, lam)
+        return np.concatenate([evaluation.generalized_force - evaluation.G.T @ lam, evaluation.state_rate])
 
-    zero = np.zeros(n)
-    K_x = central_difference(lambda dx: loads(dx, zero), position_steps)
-    C_v = central_difference(lambda dv: loads(zero, dv), velocity_steps)
+    zero, no_state = np.zeros(n), np.zeros(x.size)
+    K_x, F_q = np.split(central_difference(lambda dq: rates(dq, zero, no_state), position_steps), [n])
+    C_v, F_v = np.split(central_difference(lambda dv: rates(zero, dv, no_state), velocity_steps), [n])
+    Q_s, F_s = (
+        np.split(central_difference(lambda dx: rates(zero, zero, dx), state_steps), [n])
+        if x.size
+        else (np.zeros((n, 0)), np.zeros((0, 0)))
+    )
     frames = kinematics.pose(system, q, t)
     G = to_dense(form.constraint_residual(q, t)[1])
     N = la.null_space(G) if G.size else np.eye(n)
     M = to_dense(form.mass_matrix)
     W = np.zeros((n, n))
-    for b, w_B in enumerate(v.reshape(-1, 6)[:, 3:]):
-        W[6 * b + 3 : 6 * b + 6, 6 * b + 3 : 6 * b + 6] = skew(w_B)
+    for b, w_B in enumerate(rigid.velocity_blocks(v)[:, rigid.ROTATION]):
+        rotation = rigid.body_columns(b, rigid.ROTATION)
+        W[rotation, rotation] = skew(w_B)
 
     force_input, motion_input = _inputs(system, frames, G, inputs)
     if N.shape[1] == 0:
@@ -172,6 +198,8 @@ def _linear_model(system: System, state: State, inputs: tuple[str, ...], outputs
     F2 = -N.T @ M @ motion_input
     try:
         A, B, S = state_space(mass, damping, stiffness, F0, F1, F2)
+        if x.size:
+            A, B = _with_states(A, B, S, mass, N, W, motion_input, Q_s, F_q, F_v, F_s)
     except la.LinAlgError:
         raise AnalysisError(
             f"linearize: the mass matrix of model '{system.name}' is singular in its free coordinates; "
@@ -186,11 +214,11 @@ def _linear_model(system: System, state: State, inputs: tuple[str, ...], outputs
         ),
         position_steps,
     )
-    C = np.hstack([output_jacobian @ N, np.zeros((len(output_names), f))])
+    C = np.hstack([output_jacobian @ N, np.zeros((len(output_names), f + x.size))])
     D = output_jacobian @ (N @ S + motion_input)
     R_WB = frames.R_WB[:-1]
-    basis = N.reshape(system.n_bodies, 6, f).copy()
-    basis[:, 3:] = np.einsum("bij,bjf->bif", R_WB, basis[:, 3:])
+    basis = rigid.velocity_blocks(N).copy()
+    basis[:, rigid.ROTATION] = np.einsum("bij,bjf->bif", R_WB, basis[:, rigid.ROTATION])
     return LinearModel(
         model_name=system.name,
         time=t,
@@ -205,6 +233,7 @@ def _linear_model(system: System, state: State, inputs: tuple[str, ...], outputs
         C=C,
         D=D,
         motion_basis=basis,
+        state_names=tuple(f"{b.owner}[{k}]" for b in system.layout.blocks for k in range(b.nx)) if x.size else (),
     )
 
 
@@ -224,6 +253,36 @@ def state_space(
     A = np.block([[np.zeros((f, f)), np.eye(f)], [-la.cho_solve(factor, stiffness), -la.cho_solve(factor, damping)]])
     B = np.vstack([E, la.cho_solve(factor, F0 - stiffness @ S - damping @ E)])
     return A, B, S
+
+
+def _with_states(
+    A: FloatArray,
+    B: FloatArray,
+    S: FloatArray,
+    mass: FloatArray,
+    N: FloatArray,
+    W: FloatArray,
+    motion_input: FloatArray,
+    Q_s: FloatArray,
+    F_q: FloatArray,
+    F_v: FloatArray,
+    F_s: FloatArray,
+) -> tuple[FloatArray, FloatArray]:
+    """``A`` (2f + nx, 2f + nx) and ``B`` (2f + nx, ni) of the mechanical state space ``A``, ``B``
+    (``state_space``, with its ``S``) bordered by the first-order states (module docstring): their
+    load on the mechanics ``Q_s`` (n, nx), and their rates' derivatives ``F_q``, ``F_v`` (nx, n)
+    and ``F_s`` (nx, nx). ``numpy.linalg.LinAlgError`` if ``mass`` is not positive definite."""
+    f = mass.shape[0]
+    factor = la.cho_factor(mass)
+    E = B[:f]
+    moved = N @ S + motion_input  # position increment per unit input
+    T = F_v @ moved
+    state_load = la.cho_solve(factor, N.T @ Q_s)
+    position_gain = F_q + F_v @ W
+    top = np.hstack([A, np.vstack([np.zeros((f, Q_s.shape[1])), state_load])])
+    bottom = np.hstack([position_gain @ N, F_v @ N, F_s])
+    B_states = position_gain @ moved + F_v @ N @ E + F_s @ T
+    return np.vstack([top, bottom]), np.vstack([E, B[f:] + state_load @ T, B_states])
 
 
 def central_difference(function: Callable[[FloatArray], FloatArray], steps: FloatArray) -> FloatArray:
@@ -255,7 +314,7 @@ def _input_names(system: System, inputs: tuple[str, ...]) -> tuple[str, ...]:
 
 def _inputs(system: System, frames: Pose, G: FloatArray, inputs: tuple[str, ...]) -> tuple[FloatArray, FloatArray]:
     """``(generalized force per unit force input, position increment per unit motion input)``,
-    both (6 nb, ni), each zero in the other kind's columns."""
+    both (n_velocities, ni), each zero in the other kind's columns."""
     n = system.n_velocities
     names = _input_names(system, inputs)
     force_input = np.zeros((n, len(names)))
@@ -281,11 +340,15 @@ def _inputs(system: System, frames: Pose, G: FloatArray, inputs: tuple[str, ...]
             if body < 0:
                 continue  # a load on the ground moves nothing
             R_WB = frames.R_WB[body]
+            translation, rotation = (
+                rigid.body_columns(body, rigid.TRANSLATION),
+                rigid.body_columns(body, rigid.ROTATION),
+            )
             if loads.is_torque[k]:
-                force_input[6 * body + 3 : 6 * body + 6, column] = R_WB.T @ direction
+                force_input[rotation, column] = R_WB.T @ direction
             else:
-                force_input[6 * body : 6 * body + 3, column] = direction
-                force_input[6 * body + 3 : 6 * body + 6, column] = R_WB.T @ cross(frames.p_BM_W[marker], direction)
+                force_input[translation, column] = direction
+                force_input[rotation, column] = R_WB.T @ cross(frames.p_BM_W[marker], direction)
         elif (
             element in system.constraint_names
             and system.constraint_kinds[system.constraint_names.index(element)] == "motion"

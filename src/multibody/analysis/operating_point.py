@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from multibody.spatial import rotations
+from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.formulation.state import State
 from multibody.results import Results
+from multibody.spatial import rotations
 from multibody.system.system import System
 
 
@@ -32,6 +33,7 @@ def state_from_results(system: System, results: Results, time: float | None = No
 
     Positions come from ``body/position`` and ``body/euler_parameters``; velocities from
     ``body/velocity`` and ``body/angular_velocity`` (world, turned into body axes); the
+    first-order states from ``state/x`` (the system's initial ones if the results hold none); the
     multipliers are solved again from the equations of motion at that state, so they are
     consistent with the loads of ``system`` (equal to the stored reactions' multipliers for a
     results file of the same model).
@@ -43,16 +45,17 @@ def state_from_results(system: System, results: Results, time: float | None = No
         )
     k = frame_index(results, time)
     q = positions_from_results(results, k)
-    R_WB = rotations.rotation_from_euler_parameters(q.reshape(-1, 7)[:, 3:])
+    R_WB = rotations.rotation_from_euler_parameters(rigid.euler_parameters(q))
     w_B = np.einsum("bji,bj->bi", R_WB, results.arrays["body/angular_velocity"][k])
-    v = np.hstack([results.arrays["body/velocity"][k], w_B]).reshape(-1)
+    v = rigid.velocities(results.arrays["body/velocity"][k], w_B)
     t = float(results.time[k])
+    x = results.arrays["state/x"][k].copy() if "state/x" in results.arrays else system.x0.copy()
     form = CartesianFormulation(system)
-    _, lam = form.accelerations(form.evaluate(q, v, t))
-    return State(t, q, v, lam)
+    _, lam = form.accelerations(form.evaluate(q, v, t, x))
+    return State(t, q, v, lam, x)
 
 
 def positions_from_results(results: Results, frame: int) -> np.ndarray:
-    """Position vector ``q`` (7 nb,) of output frame ``frame``: CM positions and unit Euler parameters."""
+    """Position vector ``q`` (n_positions,) of output frame ``frame``: CM positions and unit Euler parameters."""
     e_WB = rotations.normalize(results.arrays["body/euler_parameters"][frame])
-    return np.hstack([results.arrays["body/position"][frame], e_WB]).reshape(-1)
+    return rigid.positions(results.arrays["body/position"][frame], e_WB)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from multibody.spatial import rotations
+from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.forces import contact_names, contact_quantities
 from multibody.formulation.reactions import in_marker_axes, reactions
-from multibody.spatial.rotations import FloatArray
 from multibody.results import ResultsLayout
+from multibody.spatial import rotations
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 
 
@@ -37,12 +38,11 @@ def output_frame(
     input_work: float = 0.0,
 ) -> dict[str, np.ndarray]:
     """The frame dict of ``ResultsWriter.append`` at an evaluated state with its accelerations
-    ``dv/dt`` (6 nb,), multipliers ``lam`` (m,), net dissipated energy and input work [J]."""
+    ``dv/dt`` (n_velocities,), multipliers ``lam`` (m,), net dissipated energy and input work [J]."""
     system = formulation.system
     frames, motion = state.frames, state.motion
-    nb = system.n_bodies
     R_WB = frames.R_WB[:-1]
-    a = acceleration.reshape(nb, 6)
+    a = rigid.velocity_blocks(acceleration)
     force, torque = reactions(system, frames, lam, state.jacobian)
     j_marker = system.constraint_markers[:, 1]
     kinetic = formulation.kinetic_energy(motion)
@@ -52,10 +52,10 @@ def output_frame(
             "time": np.asarray(frames.t),
             "body/position": frames.p_WB_W[:-1],
             "body/velocity": motion.v_WB_W[:-1],
-            "body/acceleration": a[:, :3],
+            "body/acceleration": a[:, rigid.TRANSLATION],
             "body/euler_parameters": rotations.normalize(frames.e_WB),
             "body/angular_velocity": motion.w_WB_W[:-1],
-            "body/angular_acceleration": np.einsum("bij,bj->bi", R_WB, a[:, 3:]),
+            "body/angular_acceleration": np.einsum("bij,bj->bi", R_WB, a[:, rigid.ROTATION]),
             "joint/reaction_force": force,
             "joint/reaction_torque": torque,
             "joint/reaction_force_in_j": in_marker_axes(frames, j_marker, force),

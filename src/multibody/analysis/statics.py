@@ -3,17 +3,23 @@
 With ``v = 0`` the equations of motion reduce to (ADAMS statics, eq. 4-47 of the ADAMS
 algorithm chapter)::
 
-    Q(q, 0, t) - G(q)^T lambda = 0      (6 nb force and moment balances)
-    Phi(q, t) = 0                        (m constraint rows)
+    Q(q, 0, x, lambda, t) - G(q)^T lambda = 0      (n_velocities force and moment balances)
+    Phi(q, t) = 0                                   (m constraint rows)
+    F(q, 0, x, lambda, t) = 0                       (nx first-order states at rest, as ADAMS
+                                                     statics sets the derivatives of its states to 0)
 
 solved by Newton's method for the velocity-space position increment ``dx`` (applied with
-``frames.displace``, exactly on the rotation group) and the multipliers ``lambda``::
+``frames.displace``, exactly on the rotation group), the multipliers ``lambda`` and the states::
 
     [ K  -G^T ] [dx     ]      [ Q - G^T lambda ]
     [ G    0  ] [dlambda]  = - [ Phi            ],    K = d(Q - G^T lambda)/dx
 
-``K`` (``CartesianFormulation.force_jacobians``) holds the element stiffnesses and the
-geometric stiffness of the reactions. Globalization: every rotation of a step is limited to
+bordered by the states' rows and columns and the loads' dependence on the multipliers when
+elements carry states or read multipliers (``_Tangent.matrix``). ``K``
+(``CartesianFormulation.force_jacobians``) holds the element stiffnesses and the geometric
+stiffness of the reactions. Stability is judged on the static stiffness with the states relaxed
+(``_Tangent.condensed_stiffness``): a mass on a spring in parallel with a Maxwell element is held
+by the spring alone once the dashpot has crept. Globalization: every rotation of a step is limited to
 ``MAX_ROTATION_STEP`` and the step is halved until the next Newton correction, computed with the
 same factorization, shrinks (Deuflhard's natural monotonicity test), so that a poor start
 converges. A singular tangent is allowed when the loads have no component along its null
@@ -25,7 +31,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg as la
@@ -36,8 +42,8 @@ from multibody.analysis.errors import AnalysisError
 from multibody.analysis.model_input import as_system
 from multibody.analysis.output import output_frame, results_layout
 from multibody.formulation import frames as kinematics
-from multibody.formulation.cartesian import CartesianFormulation
-from multibody.spatial.rotations import FloatArray
+from multibody.formulation.bodies import rigid
+from multibody.formulation.cartesian import CartesianFormulation, StateCoupling
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
 from multibody.solve.linear import (
@@ -46,6 +52,7 @@ from multibody.solve.linear import (
     saddle_point_matrix,
     to_dense,
 )
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 
 
@@ -58,21 +65,17 @@ Solver = Callable[..., FloatArray]
 """``solve(rhs, check=True)``: the Newton step for residual ``rhs``."""
 MAX_ROTATION_STEP = 0.5
 """Largest rotation [rad] of any body in one Newton step (ADAMS ALIMIT plays this role)."""
-DIRECTIONS = (
-    "force along world x",
-    "force along world y",
-    "force along world z",
-    "moment about body x",
-    "moment about body y",
-    "moment about body z",
+_BALANCES = tuple(
+    name.replace("translation along", "force along").replace("rotation about", "moment about")
+    for name in rigid.VELOCITY_COORDINATE_NAMES
 )
-"""What each of a body's six static equations balances."""
+"""What each of a rigid body's static equations balances."""
 
 
 @dataclass(frozen=True)
 class Equilibrium:
-    """A converged static equilibrium at time ``t`` [s]: positions ``q`` (7 nb,), multipliers
-    ``lam`` (m,), and how Newton got there."""
+    """A converged static equilibrium at time ``t`` [s]: positions ``q`` (n_positions,),
+    multipliers ``lam`` (m,), first-order states ``x`` (nx,), and how Newton got there."""
 
     t: float
     q: FloatArray
@@ -86,6 +89,9 @@ class Equilibrium:
     """independent directions in which the reduced stiffness is negative (0: stable or neutral)"""
     neutral_directions: int
     """independent directions of zero stiffness"""
+    x: FloatArray = field(default_factory=lambda: np.zeros(0))
+    state_residual: float = 0.0
+    """largest state rate left [state units / s]"""
 
     def stats(self) -> dict[str, int | float]:
         """Solver statistics for ``Results.stats``."""
@@ -95,7 +101,29 @@ class Equilibrium:
             "constraint_residual": self.constraint_residual,
             "unstable_directions": self.unstable_directions,
             "neutral_directions": self.neutral_directions,
-        }
+        } | ({"state_residual": self.state_residual} if self.x.size else {})
+
+
+@dataclass(frozen=True)
+class _StaticResidual:
+    """The static equations at one iterate: force and moment imbalance ``Q - G^T lambda``
+    (n_velocities,), constraint residual ``Phi`` (m,), state rates ``F`` (nx,)."""
+
+    imbalance: FloatArray
+    phi: FloatArray
+    rate: FloatArray
+    G: FloatArray
+
+    def newton_rhs(self) -> FloatArray:
+        """Right-hand side of the tangent system (module docstring)."""
+        return np.concatenate([self.imbalance, -self.phi, self.rate])
+
+
+def _static_residual(
+    form: CartesianFormulation, q: FloatArray, x: FloatArray, lam: FloatArray, t: float
+) -> _StaticResidual:
+    state = form.evaluate(q, np.zeros(form.system.n_velocities), t, x, lam)
+    return _StaticResidual(state.generalized_force - state.G.T @ lam, state.phi, state.state_rate, state.G)
 
 
 def equilibrium(
@@ -105,55 +133,105 @@ def equilibrium(
     lam: FloatArray | None = None,
     tolerance: float = 1e-10,
     max_iterations: int = 100,
+    x: FloatArray | None = None,
 ) -> Equilibrium:
-    """Static equilibrium of ``system`` at time ``t`` [s], Newton from positions ``q`` (7 nb,).
+    """Static equilibrium of ``system`` at time ``t`` [s], Newton from positions ``q``
+    (n_positions,) and first-order states ``x`` (nx,; default: the initial ones).
 
     Converged when every force and moment balance is within ``tolerance`` times the load scale
-    (the largest generalized load at the start, at least 1 N) and every constraint row within
-    ``tolerance`` times the model's length scale. Raises ``AnalysisError`` naming the bodies and
+    (the largest generalized load at the start, at least 1 N), every constraint row within
+    ``tolerance`` times the model's length scale and every state rate within ``tolerance`` times
+    the largest rate at the start (at least 1). Raises ``AnalysisError`` naming the bodies and
     directions that no element resists when the loads push along them, or the equations with the
     largest residual when ``max_iterations`` is reached.
     """
     form = CartesianFormulation(system)
-    zero_velocity = np.zeros(system.n_velocities)
-    start = form.evaluate(q, zero_velocity, t)
+    n = system.n_velocities
+    zero_velocity = np.zeros(n)
+    x = system.x0.copy() if x is None else np.asarray(x, dtype=float).copy()
+    start = form.evaluate(q, zero_velocity, t, x, lam)
     G = to_dense(start.G)
     if lam is None:
         lam = la.lstsq(G.T, start.generalized_force, cond=1e-12)[0] if G.size else np.zeros(0)
     length_scale = max(1.0, float(np.max(np.abs(system.marker_position), initial=0.0)))
     force_scale = max(1.0, float(np.max(np.abs(start.generalized_force), initial=0.0)))
-    residual_scale = np.r_[np.full(system.n_velocities, force_scale), np.full(len(lam), length_scale)]
-    weights = np.tile(np.r_[np.full(3, 1.0 / length_scale), np.ones(3)], system.n_bodies)
-    stiffness = None
+    rate_scale = max(1.0, float(np.max(np.abs(start.state_rate), initial=0.0)))
+    residual_scale = np.r_[np.full(n, force_scale), np.full(len(lam), length_scale), np.full(x.size, rate_scale)]
+    weights = np.r_[1.0 / rigid.coordinate_scale(system.n_bodies, length_scale), 1.0 / np.maximum(1.0, np.abs(x))]
+    tangent = None
     for iteration in range(max_iterations + 1):
-        state = form.evaluate(q, zero_velocity, t)
-        imbalance = state.generalized_force - state.G.T @ lam
+        residual = _static_residual(form, q, x, lam, t)
         if (
-            np.max(np.abs(imbalance), initial=0.0) <= tolerance * force_scale
-            and np.max(np.abs(state.phi), initial=0.0) <= tolerance * length_scale
+            np.max(np.abs(residual.imbalance), initial=0.0) <= tolerance * force_scale
+            and np.max(np.abs(residual.phi), initial=0.0) <= tolerance * length_scale
+            and np.max(np.abs(residual.rate), initial=0.0) <= tolerance * rate_scale
         ):
-            if stiffness is None:
-                stiffness = to_dense(form.force_jacobians(q, zero_velocity, t, lam)[0])
-            return _converged(system, t, q, lam, iteration, imbalance, state.phi, stiffness, to_dense(state.G))
+            if tangent is None:
+                tangent = _Tangent.at(form, q, x, lam, t)
+            return _converged(system, t, q, x, lam, iteration, residual, tangent)
         if iteration == max_iterations:
             break
-        stiffness = to_dense(form.force_jacobians(q, zero_velocity, t, lam)[0])
-        tangent = saddle_point_matrix(-stiffness, to_dense(state.G))
-        residual = np.concatenate([imbalance, -state.phi])
-        solve = _tangent_solver(system, tangent, residual_scale)
-        step = solve(residual)
-        q, lam = _damped_step(system, form, t, q, lam, step, solve, weights)
-    worst = _largest_residuals(system, imbalance, state.phi)
+        tangent = _Tangent.at(form, q, x, lam, t)
+        solve = _tangent_solver(system, tangent.matrix(to_dense(residual.G)), residual_scale)
+        step = solve(residual.newton_rhs())
+        q, x, lam = _damped_step(system, form, t, q, x, lam, step, solve, weights)
+    worst = _largest_residuals(system, residual)
     raise AnalysisError(
         f"statics of model '{system.name}' did not converge in {max_iterations} iterations at t = {t:.6g} s; "
         f"largest residuals: {worst}. Start closer to the equilibrium, or check that the loads can be balanced"
     )
 
 
+@dataclass(frozen=True)
+class _Tangent:
+    """Derivatives of the static equations at an iterate: the stiffness ``K = d(Q - G^T lambda)/dx``
+    and, when elements carry states or read multipliers, their coupling (``StateCoupling``)."""
+
+    stiffness: FloatArray
+    coupling: StateCoupling | None
+
+    @classmethod
+    def at(cls, form: CartesianFormulation, q: FloatArray, x: FloatArray, lam: FloatArray, t: float) -> _Tangent:
+        zero_velocity = np.zeros(form.system.n_velocities)
+        return cls(
+            to_dense(form.force_jacobians(q, zero_velocity, t, lam, x)[0]),
+            form.coupling_jacobians(q, zero_velocity, x, t, lam),
+        )
+
+    def matrix(self, G: FloatArray) -> FloatArray:
+        """The Newton matrix in the unknowns ``(dx, dlambda, dstates)``::
+
+        [[-K,    G^T - Q_lam,  -Q_x],
+         [ G,    0,             0  ],
+         [-F_q, -F_lam,        -F_x]]
+        """
+        coupling = self.coupling
+        if coupling is None:
+            return saddle_point_matrix(-self.stiffness, G)
+        m, nx = G.shape[0], coupling.F_x.shape[0]
+        return np.block(
+            [
+                [-self.stiffness, G.T - coupling.Q_lam, -coupling.Q_x],
+                [G, np.zeros((m, m)), np.zeros((m, nx))],
+                [-coupling.F_q, -coupling.F_lam, -coupling.F_x],
+            ]
+        )
+
+    def condensed_stiffness(self) -> FloatArray:
+        """The static stiffness with the states relaxed to their equilibrium (``F = 0`` solved for
+        the state increment): ``K - Q_x F_x^-1 F_q`` (``K`` alone without states)."""
+        coupling = self.coupling
+        if coupling is None or coupling.F_x.size == 0:
+            return self.stiffness
+        relaxed = la.lstsq(coupling.F_x, coupling.F_q, cond=1e-12)[0]
+        return self.stiffness - coupling.Q_x @ relaxed
+
+
 def _tangent_solver(system: System, tangent: FloatArray, residual_scale: FloatArray) -> Solver:
     """A solver for the Newton system; least squares when the tangent is singular, after checking
     (``check``) that the loads have no component along its null directions. ``residual_scale``
-    (6 nb + m,) is the size of a significant residual per equation [N, N m, m, rad]."""
+    (n_velocities + m + nx,) is the size of a significant residual per equation [N, N m, m, rad,
+    state units / s]."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", la.LinAlgWarning)  # singular tangents are handled below
@@ -183,7 +261,7 @@ def _tangent_solver(system: System, tangent: FloatArray, residual_scale: FloatAr
             direction = (column_scale[:, None] * Vt[null].T)[:, int(np.argmax(np.abs(unbalanced)))]
             raise AnalysisError(
                 f"statics of model '{system.name}': there is no static equilibrium; nothing resists "
-                f"{_describe_direction(system, direction[: system.n_velocities])} while the loads push along it. "
+                f"{_describe_direction(system, direction)} while the loads push along it. "
                 "Add a joint, spring or bushing that holds these coordinates, or run dynamics instead"
             )
         kept = ~null
@@ -197,46 +275,50 @@ def _damped_step(
     form: CartesianFormulation,
     t: float,
     q: FloatArray,
+    x: FloatArray,
     lam: FloatArray,
     step: FloatArray,
     solve: Solver,
     weights: FloatArray,
-) -> tuple[FloatArray, FloatArray]:
-    """Take ``step`` (dx, dlambda) scaled so that no body turns more than ``MAX_ROTATION_STEP`` and
-    halved until the simplified Newton correction at the trial point is smaller than the step."""
-    n = system.n_velocities
-    dx, dlam = step[:n], step[n:]
-    rotation = np.abs(dx.reshape(-1, 6)[:, 3:])
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Take ``step`` (dx, dlambda, dstates) scaled so that no body turns more than
+    ``MAX_ROTATION_STEP`` and halved until the simplified Newton correction at the trial point is
+    smaller than the step (both measured in positions and states, with ``weights``)."""
+    n, m = system.n_velocities, len(lam)
+    dq, dlam, dx = step[:n], step[n : n + m], step[n + m :]
+    rotation = np.abs(rigid.velocity_blocks(dq)[:, rigid.ROTATION])
     damping = min(1.0, MAX_ROTATION_STEP / max(float(np.max(rotation, initial=0.0)), 1e-300))
-    size = float(np.linalg.norm(weights * dx))
-    zero_velocity = np.zeros(n)
+    moved = np.concatenate([dq, dx])
+    size = float(np.linalg.norm(weights * moved))
     for _ in range(30):
-        trial_q = kinematics.displace(system, q, damping * dx)
+        trial_q = kinematics.displace(system, q, damping * dq)
+        trial_x = x + damping * dx
         trial_lam = lam + damping * dlam
-        state = form.evaluate(trial_q, zero_velocity, t)
-        trial_residual = np.concatenate([state.generalized_force - state.G.T @ trial_lam, -state.phi])
-        correction = solve(trial_residual, check=False)[:n]
-        if size < 1e-12 or np.linalg.norm(weights * correction) <= (1.0 - damping / 4.0) * size:
+        correction = solve(_static_residual(form, trial_q, trial_x, trial_lam, t).newton_rhs(), check=False)
+        if (
+            size < 1e-12
+            or np.linalg.norm(weights * np.r_[correction[:n], correction[n + m :]]) <= (1.0 - damping / 4.0) * size
+        ):
             break
         damping *= 0.5
-    return trial_q, trial_lam
+    return trial_q, trial_x, trial_lam
 
 
 def _converged(
     system: System,
     t: float,
     q: FloatArray,
+    x: FloatArray,
     lam: FloatArray,
     iterations: int,
-    imbalance: FloatArray,
-    phi: FloatArray,
-    stiffness: FloatArray,
-    G: FloatArray,
+    residual: _StaticResidual,
+    tangent: _Tangent,
 ) -> Equilibrium:
-    """The equilibrium with its stability: the signs of the stiffness (the tangent of the last
-    iteration) in the constraint null space."""
+    """The equilibrium with its stability: the signs of the static stiffness (states relaxed; the
+    tangent of the last iteration) in the constraint null space."""
+    G = to_dense(residual.G)
     basis = la.null_space(G) if G.size else np.eye(system.n_velocities)
-    reduced = -basis.T @ stiffness @ basis
+    reduced = -basis.T @ tangent.condensed_stiffness() @ basis
     eigenvalues = la.eigvalsh(0.5 * (reduced + reduced.T)) if reduced.size else np.zeros(0)
     scale = max(float(np.max(np.abs(eigenvalues), initial=0.0)), 1e-300)
     return Equilibrium(
@@ -244,35 +326,55 @@ def _converged(
         q=q,
         lam=lam,
         iterations=iterations,
-        force_residual=float(np.max(np.abs(imbalance), initial=0.0)),
-        constraint_residual=float(np.max(np.abs(phi), initial=0.0)),
+        force_residual=float(np.max(np.abs(residual.imbalance), initial=0.0)),
+        constraint_residual=float(np.max(np.abs(residual.phi), initial=0.0)),
         unstable_directions=int(np.sum(eigenvalues < -1e-8 * scale)),
         neutral_directions=int(np.sum(np.abs(eigenvalues) <= 1e-8 * scale)),
+        x=x,
+        state_residual=float(np.max(np.abs(residual.rate), initial=0.0)),
     )
 
 
-def _describe_direction(system: System, direction: FloatArray) -> str:
-    """The body coordinates that make up a velocity-space direction (6 nb,), largest first."""
-    magnitude = np.abs(direction)
-    order = [k for k in np.argsort(-magnitude)[:3] if magnitude[k] > 0.1 * magnitude.max()]
+def _coordinate_names(system: System) -> list[str]:
+    """Per static equation's unknown (velocity-space coordinates, multipliers, states), what it moves."""
     names = [
-        f"body '{system.body_names[k // 6]}' {('translation along world', 'rotation about body')[k % 6 // 3]} "
-        f"{'xyz'[k % 3]}"
-        for k in order
+        f"body '{body}' {coordinate}" for body in system.body_names for coordinate in rigid.VELOCITY_COORDINATE_NAMES
     ]
-    return " and ".join(names)
+    names += [f"the multiplier of '{system.constraint_names[e]}'" for e in system.rows.element]
+    names += [f"state {k} of '{name}'" for name, size in _state_owners(system) for k in range(size)]
+    return names
 
 
-def _largest_residuals(system: System, imbalance: FloatArray, phi: FloatArray, count: int = 3) -> str:
-    """The ``count`` equations with the largest residual, named by body and direction or by constraint row."""
-    labelled = [
-        (abs(r), f"body '{system.body_names[k // 6]}' {DIRECTIONS[k % 6]} off by {abs(r):.3g}")
-        for k, r in enumerate(imbalance)
+def _state_owners(system: System) -> list[tuple[str, int]]:
+    """(element, number of states) per element with first-order states, in ``x`` order."""
+    return [(b.owner, b.nx) for b in system.layout.blocks if b.nx] if system.layout else []
+
+
+def _describe_direction(system: System, direction: FloatArray) -> str:
+    """The coordinates (and states) that make up a direction of the static unknowns, largest first."""
+    magnitude = np.abs(direction)
+    n, m = system.n_velocities, len(system.rows)
+    magnitude[n : n + m] = 0.0  # multipliers are reactions, not motions
+    order = [k for k in np.argsort(-magnitude)[:3] if magnitude[k] > 0.1 * magnitude.max()]
+    names = _coordinate_names(system)
+    return " and ".join(names[k] for k in order)
+
+
+def _largest_residuals(system: System, residual: _StaticResidual, count: int = 3) -> str:
+    """The ``count`` equations with the largest residual, named by body and direction, by
+    constraint row or by state."""
+    directions = [
+        f"body '{body}' {_BALANCES[c]}"
+        for body in system.body_names
+        for c in range(len(rigid.VELOCITY_COORDINATE_NAMES))
     ]
+    labelled = [(abs(r), f"{directions[k]} off by {abs(r):.3g}") for k, r in enumerate(residual.imbalance)]
     labelled += [
         (abs(r), f"'{system.constraint_names[system.rows.element[k]]}' {system.rows.label[k]} violated by {abs(r):.3g}")
-        for k, r in enumerate(phi)
+        for k, r in enumerate(residual.phi)
     ]
+    states = [f"state {k} of '{name}'" for name, size in _state_owners(system) for k in range(size)]
+    labelled += [(abs(r), f"{states[k]} changing at {abs(r):.3g}/s") for k, r in enumerate(residual.rate)]
     labelled.sort(key=lambda item: -item[0])
     return "; ".join(text for _, text in labelled[:count])
 
@@ -296,7 +398,7 @@ def statics(
     """
     with threadpool_limits(limits=1):
         system, state = assembled_state(as_system(model), t)
-        found = equilibrium(system, state.q, t, tolerance=tolerance, max_iterations=max_iterations)
+        found = equilibrium(system, state.q, t, tolerance=tolerance, max_iterations=max_iterations, x=state.x)
         if found.unstable_directions:
             warnings.warn(
                 f"statics of model '{system.name}': the equilibrium found at t = {t:.6g} s is unstable in "
@@ -335,7 +437,7 @@ def quasi_statics(
     times = output_step * np.arange(int(np.floor(t_end / output_step + 1e-9)) + 1)
     with threadpool_limits(limits=1):
         system, state = assembled_state(as_system(model), 0.0)
-        q, lam = state.q, None
+        q, x, lam = state.q, state.x, None
         totals = {
             "iterations": 0,
             "max_iterations": 0,
@@ -348,7 +450,7 @@ def quasi_statics(
 
             for t in tqdm(times, disable=not progress, desc=f"quasi-statics {system.name}"):
                 try:
-                    found = equilibrium(system, q, float(t), lam, tolerance, max_iterations)
+                    found = equilibrium(system, q, float(t), lam, tolerance, max_iterations, x)
                 except AnalysisError as error:
                     saved = (
                         f"; equilibria up to t = {writer.results().time[-1]:.6g} s are saved in {writer.path}"
@@ -357,7 +459,7 @@ def quasi_statics(
                     )
                     raise AnalysisError(f"{error}{saved}", None if writer.path is None else str(writer.path)) from None
                 writer.append(static_frame(system, found))
-                q, lam = found.q, found.lam
+                q, x, lam = found.q, found.x, found.lam
                 totals["iterations"] += found.iterations
                 totals["max_iterations"] = max(totals["max_iterations"], found.iterations)
                 totals["force_residual"] = max(totals["force_residual"], found.force_residual)
@@ -371,4 +473,4 @@ def static_frame(system: System, found: Equilibrium) -> dict[str, np.ndarray]:
     """The output frame of an equilibrium: velocities and accelerations zero, static reactions."""
     form = CartesianFormulation(system)
     zero = np.zeros(system.n_velocities)
-    return output_frame(form, form.evaluate(found.q, zero, found.t), zero, found.lam, 0.0)
+    return output_frame(form, form.evaluate(found.q, zero, found.t, found.x, found.lam), zero, found.lam, 0.0)

@@ -55,6 +55,9 @@ class Evaluation:
     """(m,) the multipliers the loads were evaluated with (None: zero)"""
     jacobian: constraints.ConstraintJacobian
     """``G`` as world coefficients of the rows' bodies (for reactions)"""
+    element_wrench: FloatArray
+    """(nb, 6) the part of ``Q`` from force elements (``generalized_force`` adds gravity and the
+    gyroscopic moments)"""
 
     @property
     def state_rate(self) -> FloatArray:
@@ -86,13 +89,29 @@ class CartesianFormulation:
         n_unknowns = system.n_velocities + len(self.rows)
         self.sparse = n_unknowns > SPARSE_THRESHOLD
         self.assembler = constraints.JacobianAssembler(system, self.rows, self.sparse)
-        blocks = np.zeros((system.n_bodies, 6, 6))
-        blocks[:, :3, :3] = system.mass[:, None, None] * np.eye(3)
-        blocks[:, 3:, 3:] = system.inertia
-        self.mass_matrix: Matrix = sp.block_diag(blocks, format="csr") if self.sparse else _block_diagonal(blocks)
+        mass_matrix = sp.block_diag(rigid.mass_blocks(system.mass, system.inertia), format="csr")
+        self.mass_matrix: Matrix = mass_matrix if self.sparse else mass_matrix.toarray()
+        bodies = [block for block in system.layout.blocks if block.nv]
+        self._body_offsets = np.array([block.v_offset for block in bodies], dtype=np.int64)
+        """per body, where its velocity coordinates start in ``v``"""
+        self._body_widths = np.array([block.nv for block in bodies], dtype=np.int64)
+        """per body, its number of velocity coordinates"""
         self._colors = _distance_two_coloring(system.adjacency)
         self.reads_multipliers = system.reads_multipliers
         """Whether any load depends on the multipliers of the constraint rows."""
+        self.has_loads = bool(len(system.force_names))
+        """Whether the model has force elements (whose loads and state rates are evaluated in Python)"""
+        self._no_wrench = np.zeros((system.n_bodies, rigid.VELOCITY_WIDTH))
+        self.kernel_system = (
+            system.marker_body,
+            system.marker_position,
+            system.marker_orientation,
+            system.mass,
+            system.inertia,
+            system.gravity,
+            rigid.mass_blocks(system.mass, system.inertia),
+        )
+        """the System's arrays as ``multibody.formulation.dae_kernel`` takes them"""
 
     # -- positions, velocities, forces ------------------------------------------------------
     def evaluate(
@@ -137,16 +156,17 @@ class CartesianFormulation:
         frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(s, q)[1], p_WM_W, p_BM_W, R_WM)
         motion = Twist(v_WB_W, w_WB_W, kinematics.split_velocities(s, v)[1], v_WM_W, w_WM_W, bias_WM_W)
         x = s.x0 if x is None else x
-        if len(s.force_names):
+        if self.has_loads:
             loads = forces.element_loads(s, frames, motion, x, lam)
-            wrench += forces.generalized_element_forces(s, frames, loads)[:-1]
+            element_wrench = forces.generalized_element_forces(s, frames, loads)[:-1]
+            wrench += element_wrench
         else:
-            loads = forces.NO_LOADS
+            loads, element_wrench = forces.NO_LOADS, self._no_wrench
         G = self.assembler.from_values(values)
         jacobian = constraints.ConstraintJacobian(
             coefficients[:, 0], coefficients[:, 1], coefficients[:, 2], coefficients[:, 3]
         )
-        return Evaluation(frames, motion, loads, wrench.reshape(-1), phi, G, nu, q, v, x, lam, jacobian)
+        return Evaluation(frames, motion, loads, wrench.reshape(-1), phi, G, nu, q, v, x, lam, jacobian, element_wrench)
 
     def generalized_force(self, frames: Pose, motion: Twist, loads: forces.ElementLoads) -> FloatArray:
         """``Q`` (6 nb,): gravity, gyroscopic moments and force elements."""
@@ -195,14 +215,17 @@ class CartesianFormulation:
         gravity = -float(np.sum(self.system.mass * (frames.p_WB_W[:-1] @ self.system.gravity)))
         return gravity + loads.potential_energy
 
-    def nonconservative_power(self, state: Evaluation, lam: FloatArray) -> float:
+    @staticmethod
+    def nonconservative_power(loads: forces.ElementLoads, nu: FloatArray, lam: FloatArray) -> float:
         """Power [W] into the system from dampers, actuators, applied loads and motions
-        (``-lambda . nu`` of the driver rows: the work done to keep a prescribed motion)."""
-        return state.loads.nonconservative_power - float(lam @ state.nu)
+        (``-lambda . nu`` of the driver rows: the work done to keep a prescribed motion), with the
+        element ``loads``, the velocity right-hand side ``nu`` (m,) and multipliers ``lam`` (m,)."""
+        return loads.nonconservative_power - float(lam @ nu)
 
-    def input_power(self, state: Evaluation, lam: FloatArray) -> float:
+    @staticmethod
+    def input_power(loads: forces.ElementLoads, nu: FloatArray, lam: FloatArray) -> float:
         """Power [W] put in by motions, actuators, applied loads and user laws (dampers excluded)."""
-        return state.loads.input_power - float(lam @ state.nu)
+        return loads.input_power - float(lam @ nu)
 
     # -- linearization for Newton -----------------------------------------------------------
     def force_jacobians(
@@ -223,22 +246,23 @@ class CartesianFormulation:
             return state.generalized_force - state.G.T @ lam
 
         base = residual(q, v)
+        size = rigid.position_scale(q)
+        offsets, widths = self._body_offsets, self._body_widths
         rows, cols, stiffness, damping = [], [], [], []
         for color in self._colors:
-            for k in range(6):
+            for k in range(int(widths[color].max())):
+                members = [b for b in color if widths[b] > k]
+                index = offsets[members] + k
                 step = np.zeros(n)
-                index = 6 * np.asarray(color) + k
-                position_step = 1e-7 * (1.0 + (np.abs(q.reshape(-1, 7)[color, k]) if k < 3 else 0.0))
-                velocity_step = 1e-7 * (1.0 + np.abs(v[index]))
-                step[index] = position_step
+                step[index] = position_step = 1e-7 * (1.0 + size[index])
                 dK = residual(kinematics.displace(s, q, step), v) - base
                 dv = np.zeros(n)
-                dv[index] = velocity_step
+                dv[index] = velocity_step = 1e-7 * (1.0 + np.abs(v[index]))
                 dC = residual(q, v + dv) - base
-                for b, hx, hv in zip(color, np.broadcast_to(position_step, len(color)), velocity_step):
-                    affected = np.concatenate([6 * a + np.arange(6) for a in s.adjacency[b]])
+                for b, column, hx, hv in zip(members, index, position_step, velocity_step):
+                    affected = np.concatenate([offsets[a] + np.arange(widths[a]) for a in s.adjacency[b]])
                     rows.append(affected)
-                    cols.append(np.full(affected.size, 6 * b + k))
+                    cols.append(np.full(affected.size, column))
                     stiffness.append(dK[affected] / hx)
                     damping.append(dC[affected] / hv)
         if not rows:
@@ -290,23 +314,15 @@ class CartesianFormulation:
                 markers for markers, states in zip(s.force_attachments, s.force_states) if states.stop > states.start
             ]
             bodies = {int(b) for markers in stateful for b in s.marker_body[markers] if b >= 0}
+            size = rigid.position_scale(q)
             for b in sorted(bodies):
-                for k in range(6):
-                    index = 6 * b + k
+                for index in range(self._body_offsets[b], self._body_offsets[b] + self._body_widths[b]):
                     unit = np.eye(nv)[index]
-                    step = 1e-7 * (1.0 + (abs(q[7 * b + k]) if k < 3 else 0.0))
+                    step = 1e-7 * (1.0 + size[index])
                     _, coupling.F_q[:, index] = column(step, q=kinematics.displace(s, q, step * unit))
                     step = 1e-7 * (1.0 + abs(v[index]))
                     _, coupling.F_v[:, index] = column(step, v=v + step * unit)
         return coupling
-
-
-def _block_diagonal(blocks: FloatArray) -> FloatArray:
-    n = blocks.shape[0]
-    matrix = np.zeros((6 * n, 6 * n))
-    for b in range(n):
-        matrix[6 * b : 6 * b + 6, 6 * b : 6 * b + 6] = blocks[b]
-    return matrix
 
 
 def _distance_two_coloring(adjacency: tuple[tuple[int, ...], ...]) -> list[list[int]]:

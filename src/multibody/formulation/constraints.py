@@ -36,6 +36,8 @@ COINCIDENT, PERPENDICULAR, IN_PLANE, DISTANCE = (
 )
 ROTATION_DRIVER, TRANSLATION_DRIVER = KIND["rotation_driver"], KIND["translation_driver"]
 CONSTANT_VELOCITY, SCREW = KIND["constant_velocity"], KIND["screw"]
+SMALLEST_LENGTH = 1e-300
+"""Floor of a distance row's length [m]: coincident markers give a zero row, not a division by zero."""
 
 
 @dataclass(frozen=True)
@@ -128,8 +130,10 @@ def row_kernels(
                 a[r, 2, n] = -u_J[n]
                 a[r, 3, n] = first[n]
         elif k == DISTANCE:
-            length = np.sqrt(_dot(d, d))
-            phi[r] = length - parameter[r]
+            # coincident markers leave the direction undefined: a zero row, which the solvers
+            # report as a singular constraint instead of dividing by zero
+            length = max(np.sqrt(_dot(d, d)), SMALLEST_LENGTH)
+            phi[r] = np.sqrt(_dot(d, d)) - parameter[r]
             for n in range(3):
                 a[r, 0, n] = d[n] / length
                 a[r, 2, n] = -d[n] / length
@@ -253,7 +257,7 @@ def acceleration_kernels(
         elif k == TRANSLATION_DRIVER:
             gamma[r] = _turning_plane(u_J, d, d_dot, bias, w_j) + f_ddot[r]
         elif k == DISTANCE:
-            length = np.sqrt(_dot(d, d))
+            length = max(np.sqrt(_dot(d, d)), SMALLEST_LENGTH)
             u = d / length
             along = _dot(u, d_dot)
             gamma[r] = -(_dot(u, bias) + (_dot(d_dot, d_dot) - along**2) / length)
@@ -330,9 +334,10 @@ class JacobianAssembler:
         body_i = system.marker_body[rows.i_marker]
         body_j = system.marker_body[rows.j_marker]
         m = len(rows)
-        row_index = np.repeat(np.arange(m), 12)
-        bodies = np.repeat(np.stack([body_i, body_j], axis=1), 6, axis=1).reshape(-1)
-        column = 6 * bodies + np.tile(np.arange(6), 2 * m)
+        width = rigid.VELOCITY_WIDTH
+        row_index = np.repeat(np.arange(m), 2 * width)
+        bodies = np.repeat(np.stack([body_i, body_j], axis=1), width, axis=1).reshape(-1)
+        column = width * bodies + np.tile(np.arange(width), 2 * m)
         self.keep = np.flatnonzero(bodies >= 0)
         self.row_index = row_index[self.keep]
         self.column = column[self.keep]
@@ -353,6 +358,9 @@ class JacobianAssembler:
         }
         self._slot = np.array([slot_of[(r, c)] for r, c in zip(self.row_index, self.column)], dtype=np.int64)
         self._nnz = pattern.indices.size
+        self.pattern = (self.keep.astype(np.int64), self.row_index.astype(np.int64), self.column.astype(np.int64))
+        """``(keep, row, column)``: which of the (m, 12) kernel values are entries of ``G`` and where
+        each sits (``multibody.formulation.dae_kernel``)"""
 
     def assemble(self, frames: Pose, jacobian: ConstraintJacobian) -> np.ndarray | sp.csr_matrix:
         """``G`` in velocity space (angular part in body components)."""
@@ -360,7 +368,7 @@ class JacobianAssembler:
         return self.from_values(rigid.jacobian_values(coefficients, frames.R_WB, self.body_i, self.body_j))
 
     def from_values(self, values: FloatArray) -> np.ndarray | sp.csr_matrix:
-        """``G`` from the (m, 12) entries of ``rigid.jacobian_values``."""
+        """``G`` from the (m, 2 x 6) entries of ``rigid.jacobian_values`` (both bodies' velocity blocks)."""
         kept = values.reshape(-1)[self.keep]
         if self.sparse:
             data = np.bincount(self._slot, weights=kept, minlength=self._nnz)

@@ -21,7 +21,10 @@ there is one (``CartesianFormulation.coupling_jacobians``)::
      [-c^2 F_q - c F_v,   I - c F_x,  -F_lam     ],
      [G,                  0,          0          ]]
 
-For SI2 the ``mu`` correction follows from ``G G^T dmu = Phi/c + G dv``.
+For SI2 the ``mu`` correction follows from ``G G^T dmu = Phi/c + G dv``. The matrices are
+factorized once per step; each iteration (evaluation, residual, solves, updates) is compiled in
+``multibody.formulation.dae_kernel``, with the force elements' loads evaluated in Python at the
+iterate when the model has any.
 """
 
 from __future__ import annotations
@@ -29,17 +32,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
+from multibody.formulation import constraints, dae_kernel
 from multibody.formulation import frames as kinematics
-from multibody.formulation.cartesian import CartesianFormulation, StateCoupling
-from multibody.solve.integrators.base import Correction, FloatArray, rms
+from multibody.formulation.cartesian import CartesianFormulation
+from multibody.formulation.iteration_matrix import coupled_iteration_matrix
+from multibody.solve.integrators.base import Correction, FloatArray
 from multibody.solve.linear import (
     Factorization,
-    Matrix,
     SingularMatrixError,
     dependent_rows,
-    saddle_point_matrix,
     to_dense,
 )
 from multibody.solve.newton import ConvergenceMonitor, Verdict, roundoff_norm
@@ -130,7 +132,7 @@ class MechanicalDAE:
         state = form.evaluate(q, v, t, x, lam)
         try:
             iteration_matrix = Factorization(
-                _iteration_matrix(form.mass_matrix - c * C - c * c * K, state.G, c, coupling)
+                coupled_iteration_matrix(form.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
             )
             gram = Factorization(state.G @ state.G.T) if self.form == "SI2" and self.m else None
         except SingularMatrixError as error:
@@ -141,31 +143,41 @@ class MechanicalDAE:
         monitor = ConvergenceMonitor(
             tolerance, self.max_iterations, roundoff=roundoff_norm(predicted[: self.nq + nv + nx], increment_weights)
         )
+        stabilized = self.form == "SI2"
+        base_parts = (base_q, base_v, base_x)
+        f, f_dot = constraints.driver_values(form.rows, t, 1)
+        arguments = (form.kernel_system, form.rows.kernel_arrays, f, f_dot)
+        pattern = form.assembler.pattern
+        dense = iteration_matrix.dense_factors
+        if dense is not None:
+            gram_factors = gram.dense_factors if gram is not None else (np.zeros((0, 0)), np.zeros(0, np.int32))
+            factors = (*dense, *gram_factors)
         verdict = Verdict.CONTINUE
         while verdict is Verdict.CONTINUE:
-            if monitor.iterations > 0:
+            if monitor.iterations > 0 and form.has_loads:
                 state = form.evaluate(q, v, t, x, lam)
-            residual_v = form.mass_matrix @ (v - base_v) / c - state.generalized_force + state.G.T @ lam
-            residual_x = x - base_x - c * state.state_rate
-            constraint_rhs = -state.phi / c if self.form == "I3" else state.nu - state.G @ v
-            solution = iteration_matrix.solve(np.concatenate([-c * residual_v, -residual_x, constraint_rhs]))
-            dv, dx, dlam = solution[:nv], solution[nv : nv + nx], solution[nv + nx :] / c
-            v += dv
-            x += dx
-            lam += dlam
-            if gram is not None:
-                mu += gram.solve(state.phi / c + state.G @ dv)
-            drift = state.G.T @ mu if self.form == "SI2" else 0.0
-            q_new = base_q + c * kinematics.position_rate(system, q, v - drift)
-            dy = np.concatenate([q_new - q, dv, dx])
-            q = q_new
-            verdict = monitor.update(rms(dy * increment_weights))
+            loads = (state.element_wrench, state.state_rate)
+            if dense is not None:
+                norm, nu = dae_kernel.dense_iteration(
+                    q, v, x, lam, mu, base_parts, c, stabilized, *arguments, *loads, pattern, factors, increment_weights
+                )
+            else:
+                rhs, phi, nu, entries = dae_kernel.residual_part(
+                    q, v, x, lam, base_v, base_x, c, stabilized, *arguments, *loads, pattern
+                )
+                solution = iteration_matrix.solve(rhs)
+                dv, dx, gram_rhs = dae_kernel.apply_increment(solution, v, x, lam, c, phi, entries, pattern)
+                mu_increment = gram.solve(gram_rhs) if gram is not None else gram_rhs
+                norm = dae_kernel.close_iteration(
+                    q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, increment_weights
+                )
+            verdict = monitor.update(norm)
         converged = verdict is Verdict.CONVERGED
         iteration, norm = monitor.iterations, monitor.norm
         if not converged:
             return Correction(predicted, z_guess, False, iteration, norm, self.diagnose(q, v, t))
-        energy = base_energy - c * form.nonconservative_power(state, lam)
-        work = base_work + c * form.input_power(state, lam)
+        energy = base_energy - c * form.nonconservative_power(state.loads, nu, lam)
+        work = base_work + c * form.input_power(state.loads, nu, lam)
         return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
 
     def diagnose(self, q: FloatArray, v: FloatArray, t: float) -> str:
@@ -212,21 +224,3 @@ class MechanicalDAE:
     def initial_algebraic(self, lam: FloatArray) -> FloatArray:
         """``z`` at the start: the consistent multipliers (and ``mu = 0`` for SI2)."""
         return np.concatenate([lam, np.zeros(self.m)])
-
-
-def _iteration_matrix(A: Matrix, G: Matrix, c: float, coupling: StateCoupling | None) -> Matrix:
-    """The (scaled) Newton matrix of one step: the saddle point ``[[A, G^T], [G, 0]]``, bordered
-    by the rows and columns of the first-order states when ``coupling`` is given (module
-    docstring)."""
-    if coupling is None:
-        return saddle_point_matrix(A, G)
-    nx = coupling.F_x.shape[0]
-    G_dense = G.toarray() if sp.issparse(G) else np.asarray(G)
-    blocks = [
-        [A, -c * coupling.Q_x, G_dense.T - coupling.Q_lam],
-        [-c * c * coupling.F_q - c * coupling.F_v, np.eye(nx) - c * coupling.F_x, -coupling.F_lam],
-        [G_dense, np.zeros((G_dense.shape[0], nx)), np.zeros((G_dense.shape[0],) * 2)],
-    ]
-    if sp.issparse(A):
-        return sp.bmat([[sp.csr_matrix(block) for block in row] for row in blocks], format="csc")
-    return np.block(blocks)

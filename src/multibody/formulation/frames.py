@@ -57,15 +57,15 @@ class Twist:
 
 
 def split_positions(system: System, q: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Views ``(p_WB_W (nb,3), e_WB (nb,4))`` of the position vector ``q`` (7 nb,)."""
-    blocks = q.reshape(system.n_bodies, 7)
+    """Views ``(p_WB_W (nb,3), e_WB (nb,4))`` of the position vector ``q`` (n_positions,)."""
+    blocks = rigid.position_blocks(q)
     return blocks[:, :3], blocks[:, 3:]
 
 
 def split_velocities(system: System, v: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Views ``(v_WB_W (nb,3), w_WB_B (nb,3))`` of the velocity vector ``v`` (6 nb,)."""
-    blocks = v.reshape(system.n_bodies, 6)
-    return blocks[:, :3], blocks[:, 3:]
+    """Views ``(v_WB_W (nb,3), w_WB_B (nb,3))`` of the velocity vector ``v`` (n_velocities,)."""
+    blocks = rigid.velocity_blocks(v)
+    return blocks[:, rigid.TRANSLATION], blocks[:, rigid.ROTATION]
 
 
 def pose(system: System, q: FloatArray, t: float) -> Pose:

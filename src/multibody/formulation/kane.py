@@ -56,8 +56,9 @@ import numpy as np
 import scipy.linalg as la
 
 from multibody.formulation import constraints, forces, kane_kernel
-from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation import frames as kinematics
+from multibody.formulation.bodies import rigid
+from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation.frames import Pose, Twist
 from multibody.formulation.tree import SpanningTree, spanning_tree
 from multibody.spatial import rotations
@@ -103,7 +104,7 @@ class KaneState:
 class KaneFormulation:
     """Kane's equations of ``system`` in the coordinates of its spanning tree.
 
-    ``q_reference`` (7 nb,) is a Cartesian configuration satisfying the tree joints (an
+    ``q_reference`` (n_positions,) is a Cartesian configuration satisfying the tree joints (an
     assembled one): the joint coordinates are measured from it. Holds only data fixed at
     construction (tree layout, joint offsets).
     """
@@ -155,7 +156,7 @@ class KaneFormulation:
         return q
 
     def speeds_from_cartesian(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
-        """Generalized speeds (n_u,) whose Cartesian velocities are ``v`` (6 nb,) at joint
+        """Generalized speeds (n_u,) whose Cartesian velocities are ``v`` (n_velocities,) at joint
         coordinates ``q`` (least squares; exact when ``v`` satisfies the tree joints)."""
         V = self.cartesian_velocity_map(self.evaluate(q, np.zeros(self.n_u), t))
         # QR with column pivoting: the same minimum-norm solution as the SVD, ten times faster.
@@ -189,8 +190,10 @@ class KaneFormulation:
         return out
 
     # -- kinematics and loads ---------------------------------------------------------------
-    def evaluate(self, q: FloatArray, u: FloatArray, t: float) -> KaneState:
-        """Body poses, velocities, motion subspaces, loads and inertias at ``(q, u, t)``: O(nb)."""
+    def evaluate(self, q: FloatArray, u: FloatArray, t: float, x: FloatArray | None = None) -> KaneState:
+        """Body poses, velocities, motion subspaces, loads and inertias at ``(q, u, t)`` with the
+        first-order states ``x`` (nx,; default: the initial ones) the loads read: O(nb). The
+        states' rates are ``loads.state_rate``."""
         system = self.system
         joints = self._layout
         R_WB, p_WB, S, V, bias, central_inertia, q_cartesian, v_cartesian = kane_kernel.tree_kinematics(
@@ -216,7 +219,7 @@ class KaneFormulation:
         )
         frames = kinematics.pose(system, q_cartesian, t)
         motion = kinematics.twist(system, frames, v_cartesian)
-        loads = forces.element_loads(system, frames, motion)
+        loads = forces.element_loads(system, frames, motion, x)
         wrench = forces.generalized_element_forces(system, frames, loads)
         return KaneState(
             t=t,
@@ -365,8 +368,8 @@ class KaneFormulation:
         return J[3:] - skew(np.asarray(p_WQ_W, dtype=float)) @ J[:3]
 
     def cartesian_velocity_map(self, state: KaneState) -> FloatArray:
-        """(6 nb, n_u) map from ``u`` to the Cartesian velocities (CM velocity world, angular
-        velocity body axes, per body)."""
+        """(n_velocities, n_u) map from ``u`` to the Cartesian velocities (CM velocity world,
+        angular velocity body axes, per body)."""
         V, W = self.partial_velocities(state)
         W_B = np.einsum("bji,bjk->bik", state.frames.R_WB[:-1], W)
         return np.concatenate([V, W_B], axis=1).reshape(-1, self.n_u)
@@ -387,21 +390,21 @@ class KaneFormulation:
 
     # -- Cartesian view ----------------------------------------------------------------------
     def cartesian_positions(self, state: KaneState) -> FloatArray:
-        """(7 nb,) CM positions and Euler parameters of every body."""
-        return np.hstack([state.frames.p_WB_W[:-1], state.frames.e_WB]).reshape(-1)
+        """(n_positions,) Cartesian positions: CM positions and Euler parameters of every body."""
+        return rigid.positions(state.frames.p_WB_W[:-1], state.frames.e_WB)
 
     def cartesian_velocities(self, state: KaneState) -> FloatArray:
-        """(6 nb,) CM velocities (world) and angular velocities (body axes)."""
-        return np.hstack([state.motion.v_WB_W[:-1], state.motion.w_WB_B]).reshape(-1)
+        """(n_velocities,) Cartesian velocities: CM velocities (world) and angular velocities (body axes)."""
+        return rigid.velocities(state.motion.v_WB_W[:-1], state.motion.w_WB_B)
 
     def cartesian_accelerations(self, state: KaneState, u_dot: FloatArray) -> FloatArray:
-        """(6 nb,) CM accelerations (world) and angular accelerations (body axes) for ``u_dot``."""
+        """(n_velocities,) CM accelerations (world) and angular accelerations (body axes) for ``u_dot``."""
         A = self.spatial_accelerations(state, u_dot)[:-1]
         alpha = A[:, :3]
         p = state.frames.p_WB_W[:-1]
         a_cm = A[:, 3:] + cross(alpha, p) + cross(state.motion.w_WB_W[:-1], state.motion.v_WB_W[:-1])
         alpha_B = np.einsum("bji,bj->bi", state.frames.R_WB[:-1], alpha)
-        return np.hstack([a_cm, alpha_B]).reshape(-1)
+        return rigid.velocities(a_cm, alpha_B)
 
     # -- constraint stabilization ------------------------------------------------------------
     def project(

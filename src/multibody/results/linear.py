@@ -11,7 +11,7 @@ of an HDF5 file (the CLI puts it in the results file, group ``linear``).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -19,7 +19,7 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 ComplexArray = npt.NDArray[np.complex128]
 
-_NAME_FIELDS = ("body_names", "input_names", "output_names")
+_NAME_FIELDS = ("body_names", "input_names", "output_names", "state_names")
 _MATRIX_FIELDS = ("mass", "damping", "stiffness", "A", "B", "C", "D", "motion_basis")
 
 
@@ -36,8 +36,10 @@ class Modes:
             eigenvalue, negative when the mode grows; NaN for rigid-body modes.
         rigid_body: (n,) True where ``|lambda|`` is numerically zero (a free motion).
         shapes: (n, nb, 6) complex body motions per mode: CM translation (world) [m] and
-            rotation vector (world) [rad], scaled so the largest component is 1 (real).
+            rotation vector (world) [rad], scaled with ``state_shapes`` so that the largest
+            component of both is 1 (real).
         body_names: (nb,) the bodies of ``shapes``.
+        state_shapes: (n, nx) complex first-order states per mode (``LinearModel.state_names``).
     """
 
     eigenvalues: ComplexArray
@@ -47,6 +49,7 @@ class Modes:
     rigid_body: npt.NDArray[np.bool_]
     shapes: ComplexArray
     body_names: tuple[str, ...]
+    state_shapes: ComplexArray = field(default_factory=lambda: np.zeros((0, 0), dtype=complex))
 
     def __len__(self) -> int:
         return len(self.eigenvalues)
@@ -73,7 +76,9 @@ class LinearModel:
 
         mass z'' + damping z' + stiffness z = (input terms)
 
-    State-space form with ``s = (xi, eta)`` (2f,), ``xi = z`` when every input is a force::
+    State-space form with ``s = (xi, eta, zeta)`` (2f + nx,), ``xi = z`` when every input is a
+    force, ``zeta`` the increments of the nx first-order states (``state_names``; ``zeta`` is the
+    state increment itself unless a motion input's rate drives the states)::
 
         s' = A s + B u,    y = C s + D u
 
@@ -86,9 +91,11 @@ class LinearModel:
         output_names: (no,) e.g. "slider/pin.x" (marker origin displacement, world) or
             "crank_pivot.rotation" (a joint coordinate).
         mass, damping, stiffness: (f, f) [kg, m, rad units of the coordinates].
-        A: (2f, 2f); B: (2f, ni); C: (no, 2f); D: (no, ni).
+        A: (2f + nx, 2f + nx); B: (2f + nx, ni); C: (no, 2f + nx); D: (no, ni).
         motion_basis: (nb, 6, f) body motion (CM translation world [m], rotation vector world
             [rad]) per unit independent coordinate ``z``.
+        state_names: (nx,) the first-order states in ``A`` after the mechanical ones, as
+            ``element[k]``; empty when no element carries states.
     """
 
     model_name: str
@@ -104,6 +111,7 @@ class LinearModel:
     C: FloatArray
     D: FloatArray
     motion_basis: FloatArray
+    state_names: tuple[str, ...] = ()
 
     @property
     def degrees_of_freedom(self) -> int:
@@ -130,9 +138,12 @@ class LinearModel:
             ratios = np.where(rigid, np.nan, -growth / magnitude)
         f = self.degrees_of_freedom
         shapes = np.einsum("bkf,fn->nbk", self.motion_basis, vectors[:f])
-        for shape in shapes:
-            largest = shape.reshape(-1)[np.argmax(np.abs(shape))]
+        state_shapes = vectors[2 * f :].T.copy()
+        for shape, states in zip(shapes, state_shapes):
+            both = np.concatenate([shape.reshape(-1), states])
+            largest = both[np.argmax(np.abs(both))]
             shape /= largest if largest != 0 else 1.0
+            states /= largest if largest != 0 else 1.0
         return Modes(
             eigenvalues=eigenvalues,
             frequencies_hz=magnitude / (2.0 * np.pi),
@@ -141,6 +152,7 @@ class LinearModel:
             rigid_body=rigid,
             shapes=shapes,
             body_names=self.body_names,
+            state_shapes=state_shapes,
         )
 
     def save(self, path: str | os.PathLike[str], group: str = "linear") -> None:
@@ -172,6 +184,6 @@ class LinearModel:
                 "model_name": str(source.attrs["model_name"]),
                 "time": float(source.attrs["time"]),
             }
-            values.update({name: tuple(source[name].asstr()[()]) for name in _NAME_FIELDS})
+            values.update({name: tuple(source[name].asstr()[()]) for name in _NAME_FIELDS if name in source})
             values.update({name: source[name][()] for name in _MATRIX_FIELDS})
         return LinearModel(**values)  # type: ignore[arg-type]

@@ -15,6 +15,7 @@ Named access returns views, never copies::
 from __future__ import annotations
 
 import csv
+import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -147,6 +148,23 @@ class ContactHistory:
 
 CONTACT_MODES = ("apart", "sticking", "transition", "sliding")
 """``ContactHistory.mode`` values by index."""
+
+
+@dataclass(frozen=True)
+class HydraulicsHistory:
+    """Pressures and valve of one hydraulic cylinder over the output instants.
+
+    Attributes:
+        name: the cylinder's name.
+        pressures: (T, 2) gauge pressures of the cap and rod chambers [Pa] (``/ 1e5`` for bar).
+        spool_position: (T,) its valve's normalized spool position [-], None without a valve.
+        force: (T,) the cylinder's force along its line, + pushing I and J apart [N].
+    """
+
+    name: str
+    pressures: FloatArray
+    spool_position: FloatArray | None
+    force: FloatArray
 
 
 _History = TypeVar("_History", BodyHistory, JointHistory, ForceHistory, ContactHistory)
@@ -394,6 +412,20 @@ class Results:
         """Contact history of the named contact or joint friction element (penetration, contact
         point, normal and friction force, slip, mode); KeyError naming them if unknown."""
         return self._history(_CONTACTS, name)
+
+    def hydraulics(self, name: str) -> HydraulicsHistory:
+        """Chamber pressures, spool position and force of the hydraulic cylinder ``name``
+        (KeyError when ``name`` is not one)."""
+        scene = json.loads(self._layout.scene) if self._layout.scene else {}
+        types = {force["name"]: force["type"] for force in scene.get("forces", ())}
+        name = dict(self._layout.aliases).get(name, name)
+        if types.get(name, "HydraulicCylinder") != "HydraulicCylinder" or name not in self._indices["force"]:
+            cylinders = ", ".join(n for n, kind in types.items() if kind == "HydraulicCylinder") or "none"
+            raise KeyError(f"'{name}' is not a hydraulic cylinder; cylinders: {cylinders}")
+        states = self.state(name)
+        return HydraulicsHistory(
+            name, states[:, :2], states[:, 2] if states.shape[1] > 2 else None, self.force(name).value
+        )
 
     def channel(self, spec: str) -> FloatArray:
         """One scalar signal over time, named "<element>.<quantity>[.<component>]".

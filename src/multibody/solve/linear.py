@@ -36,12 +36,18 @@ class Factorization:
             # LAPACK getrf/getrs directly: scipy's lu_factor/lu_solve wrappers cost more than the
             # factorization itself for the small matrices of most models.
             lu, piv, _ = _getrf(matrix)
-            diagonal = np.abs(np.diag(lu))
-            if not np.all(np.isfinite(lu)) or diagonal.min(initial=np.inf) <= 1e-14 * max(
-                diagonal.max(initial=0.0), 1e-300
-            ):
+            # The pivots say it all: a non-finite entry of the matrix reaches them through the
+            # elimination, and ``not (a > b)`` is also true when either is NaN.
+            diagonal = np.abs(lu.diagonal())
+            smallest, largest = diagonal.min(initial=np.inf), diagonal.max(initial=0.0)
+            if not (smallest > 1e-14 * max(largest, 1e-300) and largest < np.inf):
                 raise SingularMatrixError("matrix is singular to working precision")
             self._lu = (lu, piv)
+
+    @property
+    def dense_factors(self) -> tuple[NDArray[np.float64], NDArray[np.int32]] | None:
+        """``(lu, pivots)`` as LAPACK ``getrf`` gives them (0-based pivots), None when sparse."""
+        return None if self.sparse else self._lu
 
     def solve(self, rhs: NDArray[np.float64]) -> NDArray[np.float64]:
         """``matrix^-1 rhs`` for a vector or a matrix of right-hand sides."""

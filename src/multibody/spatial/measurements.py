@@ -10,7 +10,7 @@ Units are SI: m, m/s, m/s^2, rad, rad/s, rad/s^2, N, N m.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,6 +45,17 @@ class Measurements:
     a_WM_W: FloatArray | None = None
     alpha_WM_W: FloatArray | None = None
     wrenches: Mapping[str, ElementWrench] = field(default_factory=dict)
+    x: FloatArray | None = None
+    """first-order states (..., nx) of the elements that carry them, when known"""
+    states_of: Callable[[str], slice] | None = None
+    """where an element's states sit in ``x`` (``CoordinateLayout.states_of``)"""
+
+    def state(self, owner: str, k: int = 0) -> FloatArray:
+        """State ``k`` of element ``owner`` (ADAMS DIF, ARYVAL of an X array), at the instant or
+        over the history."""
+        if self.x is None or self.states_of is None:
+            raise ValueError("first-order states are not known here")
+        return self.x[..., self.states_of(owner).start + k]
 
     def _vector(self, array: FloatArray | None, marker: Marker, what: str) -> FloatArray:
         if array is None:

@@ -91,7 +91,7 @@ def compile_model(model: Model) -> System:
         force_names=tuple(model.forces),
         force_markers=np.array(
             [
-                [marker_index[id(f.i_marker)], -1 if f.j_marker is None else marker_index[id(f.j_marker)]]
+                [-1 if m is None else marker_index[id(m)] for m in (f.i_marker, f.j_marker)]
                 for f in model.forces.values()
             ],
             dtype=np.int64,

@@ -57,7 +57,7 @@ def scene_json(model: Model, system: System) -> str:
             for c, (i, j) in zip(constraints, system.constraint_markers)
         ],
         "forces": [
-            {"name": f.name, "type": type(f).__name__, "i": int(i), "j": int(j)}
+            {"name": f.name, "type": type(f).__name__, "i": int(i), "j": int(j), **getattr(f, "drawing", {})}
             for f, (i, j) in zip(forces, system.force_markers)
         ],
     }

@@ -151,7 +151,8 @@ class System:
     redundant: tuple[RedundantRow, ...]
     force_names: tuple[str, ...]
     force_markers: IntArray
-    """(nf, 2) I and J marker per force element (J = -1 when action-only)"""
+    """(nf, 2) I and J marker per force element (J = -1 when action-only; I = -1 for an element with
+    first-order states only, which loads no body)"""
     force_groups: tuple[ForceGroup, ...]
     """the force elements by family, each a struct of arrays (``multibody.formulation.forces.family``)"""
     force_attachments: tuple[IntArray, ...]
@@ -177,20 +178,20 @@ class System:
     scene: str = field(default="", repr=False)
     """display description as JSON text (``multibody.system.scene``), empty when not compiled from a Model"""
     layout: CoordinateLayout | None = None
-    """the coordinate layout (``multibody.system.layout``); None only for hand-made Systems"""
+    """the coordinate layout (``multibody.system.layout``); set by ``compile``"""
     x0: FloatArray = field(default_factory=lambda: np.zeros(0))
     """(nx,) initial first-order states"""
 
     @cached_property
     def force_load_points(self) -> tuple[IntArray, IntArray, FloatArray, IntArray]:
-        """Per loaded side of every force element (the I side of each, then the J side of the
+        """Per loaded side of every force element (the I side of each that has one, then the J side of the
         two-marker ones): the element, the marker whose body carries the load, its sign (+1 I,
         -1 J) and the marker at whose origin it acts (always the element's I marker)."""
         markers = self.force_markers
-        has_j = markers[:, 1] >= 0
-        element = np.concatenate([np.arange(len(markers)), np.flatnonzero(has_j)]).astype(np.int64)
-        marker = np.concatenate([markers[:, 0], markers[has_j, 1]]).astype(np.int64)
-        sign = np.concatenate([np.ones(len(markers)), -np.ones(int(has_j.sum()))])
+        has_i, has_j = markers[:, 0] >= 0, markers[:, 1] >= 0  # an element with states only loads no body
+        element = np.concatenate([np.flatnonzero(has_i), np.flatnonzero(has_j)]).astype(np.int64)
+        marker = np.concatenate([markers[has_i, 0], markers[has_j, 1]]).astype(np.int64)
+        sign = np.concatenate([np.ones(int(has_i.sum())), -np.ones(int(has_j.sum()))])
         return element, marker, sign, markers[element, 0].astype(np.int64)
 
     def force_group(self, family: str) -> object | None:
@@ -199,23 +200,28 @@ class System:
         return next((group.arrays for group in self.force_groups if group.family.name == family), None)
 
     @cached_property
+    def multiplier_readers(self) -> tuple[str, ...]:
+        """Names of the force elements that read the multipliers of a joint or motion."""
+        return tuple(name for name, joints in zip(self.force_names, self.force_joints) if joints.size)
+
+    @property
     def reads_multipliers(self) -> bool:
         """Whether any force element reads the multipliers of a joint or motion."""
-        return any(joints.size for joints in self.force_joints)
+        return bool(self.multiplier_readers)
 
     @property
     def n_bodies(self) -> int:
         return len(self.body_names)
 
-    @property
+    @cached_property
     def n_positions(self) -> int:
-        """Number of position coordinates, 7 per body."""
-        return 7 * self.n_bodies
+        """Number of position coordinates (the layout's second-order blocks' ``nq``)."""
+        return sum(block.nq for block in self.layout.blocks)
 
-    @property
+    @cached_property
     def n_velocities(self) -> int:
-        """Number of velocity coordinates, 6 per body."""
-        return 6 * self.n_bodies
+        """Number of velocity coordinates (the layout's second-order blocks' ``nv``)."""
+        return sum(block.nv for block in self.layout.blocks)
 
     @property
     def n_states(self) -> int:
@@ -229,12 +235,12 @@ class System:
 
     @property
     def gruebler_dof(self) -> int:
-        """6 per body minus the number of constraint rows (redundant ones included)."""
+        """Velocity coordinates minus the number of constraint rows (redundant ones included)."""
         return self.n_velocities - len(self.all_rows)
 
     @property
     def dof(self) -> int:
-        """6 per body minus the rank of the constraint Jacobian."""
+        """Velocity coordinates minus the rank of the constraint Jacobian."""
         return self.n_velocities - len(self.active)
 
     def body_index(self, name: str) -> int:
@@ -254,6 +260,9 @@ class System:
             f"  gravity {np.round(self.gravity, 6).tolist()} m/s^2",
             f"  degrees of freedom: {self.dof} (Gruebler count {self.gruebler_dof})",
         ]
+        if self.n_states:
+            owners = ", ".join(f"{b.owner} {b.nx}" for b in self.layout.blocks if b.nx)
+            lines.append(f"  first-order states: {self.n_states} ({owners})")
         if self.redundant:
             lines.append(f"  {len(self.redundant)} redundant equations removed (their reactions are not unique):")
             lines += [f"    {r.message()}" for r in self.redundant]

@@ -173,6 +173,8 @@ function coilGeometry(turns) {
 }
 
 const coils = [];
+const cylinders = [];
+const CYLINDER_TUBE = new THREE.CylinderGeometry(1, 1, 1, 20).rotateX(Math.PI / 2); // unit radius and length along z
 const arrows = [];
 let forceScale = 0;
 let torqueScale = 0;
@@ -181,7 +183,17 @@ for (let k = 0; k < frameCount * forceCount; k++) {
   torqueScale = Math.max(torqueScale, Math.hypot(torqueVectors[3 * k], torqueVectors[3 * k + 1], torqueVectors[3 * k + 2]));
 }
 scene.forces.forEach((force, f) => {
-  if (force.j >= 0 && force.type === "SpringDamper") {
+  if (force.i < 0) return; // an element with first-order states only: nothing to draw
+  if (force.j >= 0 && force.type === "HydraulicCylinder") {
+    // barrel from J and rod from I, each as long as the retracted cylinder, overlapping inside
+    const tube = (radius, color) => {
+      const mesh = new THREE.Mesh(CYLINDER_TUBE, new THREE.MeshStandardMaterial({ color, roughness: 0.4, metalness: 0.5 }));
+      world.add(mesh);
+      layers.forces.push(mesh);
+      return { mesh, radius };
+    };
+    cylinders.push({ barrel: tube(0.6 * force.bore, 0x4a6fa5), rod: tube(0.5 * force.rod, 0xc9d0d8), i: force.i, j: force.j, length: force.retracted_length });
+  } else if (force.j >= 0 && force.type === "SpringDamper") {
     const coil = new THREE.Line(coilGeometry(10), new THREE.LineBasicMaterial({ color: 0x2b6cb0 }));
     world.add(coil);
     layers.forces.push(coil);
@@ -344,6 +356,16 @@ function showFrame(frame) {
     bodyPose(frameIndex, b, group.position, group.quaternion);
     group.updateMatrixWorld(true);
   });
+  for (const { barrel, rod, i, j, length } of cylinders) {
+    const rodEnd = markerPoint(i, scratch).clone();
+    const base = markerPoint(j, scratch2);
+    const along = rodEnd.clone().sub(base).normalize();
+    for (const [tube, from, sign] of [[barrel, base, 1], [rod, rodEnd, -1]]) {
+      tube.mesh.position.copy(from).addScaledVector(along, (sign * length) / 2);
+      tube.mesh.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), along);
+      tube.mesh.scale.set(tube.radius, tube.radius, length);
+    }
+  }
   for (const { coil, i, j } of coils) {
     const start = markerPoint(i, scratch);
     const end = markerPoint(j, scratch2);

@@ -27,6 +27,22 @@ POSITION_WIDTH = 7
 """Position coordinates per rigid body: CM position (3) and Euler parameters (4)."""
 VELOCITY_WIDTH = 6
 """Velocity coordinates per rigid body: CM velocity (3) and body-axes angular velocity (3)."""
+TRANSLATION = slice(0, 3)
+"""Within a body's velocity block: the CM translation coordinates (world x, y, z) [m/s]."""
+ROTATION = slice(3, 6)
+"""Within a body's velocity block: the rotation coordinates (body axes x, y, z) [rad/s]."""
+VELOCITY_COORDINATE_NAMES = (
+    "translation along world x",
+    "translation along world y",
+    "translation along world z",
+    "rotation about body x",
+    "rotation about body y",
+    "rotation about body z",
+)
+"""What each velocity coordinate of a body moves (its generalized force: force along world
+x ... moment about body z)."""
+VELOCITY_INPUT_NAMES = ("vx", "vy", "vz", "angular_velocity", "angular_velocity", "angular_velocity")
+"""The ``RigidBody`` input that sets each velocity coordinate."""
 
 
 @njit(cache=True)
@@ -252,3 +268,62 @@ def normalized_positions(q: np.ndarray) -> np.ndarray:
         for k in range(3, 7):
             out[7 * b + k] *= scale
     return out
+
+
+# -- the coordinate blocks of the group, for analyses (plain NumPy) ------------------------------
+def position_blocks(q: np.ndarray) -> np.ndarray:
+    """View (nb, 7) of the group's positions ``q`` (7 nb,): CM position, then Euler parameters."""
+    return q.reshape(-1, POSITION_WIDTH)
+
+
+def velocity_blocks(v: np.ndarray) -> np.ndarray:
+    """View (nb, 6, ...) of any array whose first axis runs over the group's velocity coordinates
+    (velocities, position increments, generalized forces, a matrix's rows)."""
+    return v.reshape(-1, VELOCITY_WIDTH, *v.shape[1:])
+
+
+def positions(p_WB_W: np.ndarray, e_WB: np.ndarray) -> np.ndarray:
+    """The group's positions (7 nb,) from CM positions (nb, 3) [m] and Euler parameters (nb, 4)."""
+    return np.hstack([p_WB_W, e_WB]).reshape(-1)
+
+
+def velocities(v_WB_W: np.ndarray, w_WB_B: np.ndarray) -> np.ndarray:
+    """The group's velocities (6 nb,) from CM velocities (nb, 3) [m/s, world] and angular
+    velocities (nb, 3) [rad/s, body axes]; also accelerations from their parts."""
+    return np.hstack([v_WB_W, w_WB_B]).reshape(-1)
+
+
+def mass_blocks(mass: np.ndarray, inertia: np.ndarray) -> np.ndarray:
+    """(nb, 6, 6) mass matrix blocks ``diag(m I, J_B)`` from masses (nb,) [kg] and inertias about
+    the CM in body axes (nb, 3, 3) [kg m^2]."""
+    blocks = np.zeros((mass.size, VELOCITY_WIDTH, VELOCITY_WIDTH))
+    blocks[:, TRANSLATION, TRANSLATION] = mass[:, None, None] * np.eye(3)
+    blocks[:, ROTATION, ROTATION] = inertia
+    return blocks
+
+
+def euler_parameters(q: np.ndarray) -> np.ndarray:
+    """View (nb, 4) of the Euler parameters in the group's positions ``q`` (7 nb,)."""
+    return position_blocks(q)[:, 3:]
+
+
+def coordinate_scale(n_bodies: int, length: float, rotation: float = 1.0) -> np.ndarray:
+    """(6 nb,) per velocity-space coordinate: ``length`` on translations, ``rotation`` on rotations."""
+    block = np.empty(VELOCITY_WIDTH)
+    block[TRANSLATION], block[ROTATION] = length, rotation
+    return np.tile(block, n_bodies)
+
+
+def position_scale(q: np.ndarray) -> np.ndarray:
+    """(6 nb,) size of each velocity-space position coordinate at ``q`` (7 nb,): ``|p|`` [m] of the
+    CM coordinates, 1 rad for rotations (a rotation vector has no size of its own)."""
+    scale = np.ones((q.size // POSITION_WIDTH, VELOCITY_WIDTH))
+    scale[:, TRANSLATION] = np.abs(position_blocks(q)[:, :3])
+    return scale.reshape(-1)
+
+
+def body_columns(body: int, part: slice = slice(0, VELOCITY_WIDTH)) -> slice:
+    """Where ``part`` (``TRANSLATION``, ``ROTATION`` or the whole block) of rigid body ``body``'s
+    velocity coordinates is in the group's velocity vector."""
+    start = VELOCITY_WIDTH * body
+    return slice(start + part.start, start + part.stop)

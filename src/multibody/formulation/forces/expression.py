@@ -38,7 +38,16 @@ def _state_dependent_loads(members: Sequence[tuple[int, ForceElement]], context:
 
 
 def _expression_loads(group: StateDependentLoads, inputs: LoadInputs, out: LoadOutputs) -> None:
-    measurements = Measurements(inputs.t, inputs.p_M, inputs.R_WM, inputs.v_M, inputs.w_M)
+    layout = inputs.system.layout  # None only for hand-made Systems, which have no states
+    measurements = Measurements(
+        inputs.t,
+        inputs.p_M,
+        inputs.R_WM,
+        inputs.v_M,
+        inputs.w_M,
+        x=inputs.x,
+        states_of=None if layout is None else layout.states_of,
+    )
     force_markers = inputs.system.force_markers
     for element, law in zip(group.element, group.law):
         F, T = law(measurements)

@@ -8,7 +8,9 @@ from multibody.formulation.forces.contact import CONTACT
 from multibody.formulation.forces.expression import STATE_DEPENDENT_LOAD
 from multibody.formulation.forces.family import ForceFamily
 from multibody.formulation.forces.friction import JOINT_FRICTION
+from multibody.formulation.forces.hydraulic import HYDRAULIC_CYLINDER
 from multibody.formulation.forces.spring_damper import SPRING_DAMPER, TORSION_SPRING
+from multibody.formulation.forces.states import STATE_EQUATION
 from multibody.formulation.forces.user import USER_FORCE
 from multibody.model.forces.base import ForceElement
 
@@ -19,6 +21,8 @@ FAMILIES: tuple[ForceFamily, ...] = (
     APPLIED_LOAD,
     STATE_DEPENDENT_LOAD,
     USER_FORCE,
+    STATE_EQUATION,
+    HYDRAULIC_CYLINDER,
     JOINT_FRICTION,
     CONTACT,
 )

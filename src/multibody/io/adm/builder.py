@@ -45,6 +45,7 @@ from multibody.model.functions import Callable as FunctionOfTime
 from multibody.model.marker import LARGEST_COORDINATE, Marker, finite_vector
 from multibody.model.model import Model
 from multibody.model.motion import Motion
+from multibody.model.states import DifferentialEquation, Measure, StateSpace, controllable_canonical
 from multibody.spatial.rotations import rotation_from_313_angles, rotation_from_axes
 
 FloatArray = NDArray[np.float64]
@@ -241,6 +242,9 @@ class _Builder:
             "SPRINGDAMPER": self.build_springdamper,
             "FRICTION": lambda statement: build_friction(self, statement),
             "ACCGRAV": self.build_gravity,
+            "DIFF": self.build_diff,
+            "LSE": self.build_lse,
+            "TFSISO": self.build_tfsiso,
             "REQUEST": self.build_request,
             "GRAPHICS": self.build_graphics,
             "INTEGRATOR": self.build_integrator,
@@ -479,19 +483,60 @@ class _Builder:
         except ValueError as error:
             raise self.fail(statement, f"cannot interpolate X, Y: {error}") from None
 
-    def variable(self, variable_id: int, line: int, column: int) -> tuple[str, Callable[[int], tuple[int, int]]]:
-        statement = self.statements.get(("VARIABLE", variable_id))
+    def defined(self, kind: str, element_id: int, line: int, column: int) -> Statement:
+        """Statement ``kind``/``element_id``, or an ``AdmReferenceError`` located where it is named."""
+        statement = self.statements.get((kind, element_id))
         if statement is None:
-            raise AdmReferenceError(f"VARIABLE/{variable_id} is not defined", line, column, self.source)
+            raise AdmReferenceError(f"{kind}/{element_id} is not defined", line, column, self.source)
+        return statement
+
+    def function_text(self, statement: Statement) -> tuple[str, Callable[[int], tuple[int, int]]]:
+        """The FUNCTION expression of ``statement`` and where each of its characters is in the file."""
         argument = statement.arguments.get("FUNCTION")
         if argument is None:
             raise self.fail(statement, "FUNCTION is required")
         return str(argument.value), lambda offset: statement.text.where(argument.offset + offset)
 
+    def variable(self, variable_id: int, line: int, column: int) -> tuple[str, Callable[[int], tuple[int, int]]]:
+        return self.function_text(self.defined("VARIABLE", variable_id, line, column))
+
     def element(self, statement: str, element_id: int, line: int, column: int) -> str:
-        if (statement, element_id) not in self.statements:
-            raise AdmReferenceError(f"{statement}/{element_id} is not defined", line, column, self.source)
-        return f"{statement}/{element_id}"
+        return self.defined(statement, element_id, line, column).label
+
+    def diff_rate(self, diff_id: int, line: int, column: int) -> tuple[str, Callable[[int], tuple[int, int]]]:
+        statement = self.defined("DIFF", diff_id, line, column)
+        if statement.has("IMPLICIT"):
+            raise UnsupportedFunction(f"DIF1 of the implicit DIFF/{diff_id}", line, column, self.source)
+        return self.function_text(statement)
+
+    def array_entry(self, array_id: int, k: int, line: int, column: int) -> tuple:
+        array = self.defined("ARRAY", array_id, line, column)
+        kind = next((flag for flag in ("X", "U", "Y", "IC") if array.has(flag)), "IC")
+        if kind in ("IC", "U"):
+            entries = array.get("NUMBERS" if kind == "IC" else "VARIABLES", ())
+            entries = entries if isinstance(entries, tuple) else (entries,)
+            if not 1 <= k <= len(entries):
+                raise AdmError(
+                    f"ARYVAL({array_id}, {k}): ARRAY/{array_id} has {len(entries)} entries", line, column, self.source
+                )
+            return ("number", entries[k - 1]) if kind == "IC" else ("variable", int(entries[k - 1]))
+        owner = next((s for s in self.order if s.name in ("LSE", "TFSISO") and s.get(kind) == array_id), None)
+        if owner is None:
+            raise AdmError(
+                f"ARYVAL({array_id}, ...): no LSE or TFSISO uses ARRAY/{array_id} as its {kind}",
+                line,
+                column,
+                self.source,
+            )
+        A, _, C, D, inputs = self.state_equations(owner)
+        size = A.shape[0] if kind == "X" else C.shape[0]
+        if not 1 <= k <= size:
+            raise AdmError(
+                f"ARYVAL({array_id}, {k}): {owner.label} has {size} {kind} entries", line, column, self.source
+            )
+        if kind == "X":
+            return ("state", owner.label, k - 1)
+        return ("output", owner.label, tuple(C[k - 1]), tuple(D[k - 1]), inputs)
 
     def expression(self, statement: Statement, keyword: str, text: str | None = None) -> Expression:
         """Compile the expression of ``keyword`` (or ``text`` generated for the statement)."""
@@ -627,6 +672,117 @@ class _Builder:
         of_time, scale = expression.of_time(), self.units.factor(dimension)
         function = FunctionOfTime(lambda t: scale * of_time(t))
         self.model.add(Motion(self.name(statement), joint, coordinate=coordinate, **{level: function}))
+
+    # -- first-order states: DIFF, LSE, TFSISO ------------------------------------------------
+
+    def build_diff(self, statement: Statement) -> None:
+        """DIFF: dx/dt = FUNCTION (in the dataset's time unit), x(0) = IC (default 0)."""
+        if statement.has("IMPLICIT"):
+            raise UnsupportedFunction("an implicit DIFF (0 = FUNCTION)", statement.line, statement.column, self.source)
+        expression = self.state_expression(statement, "FUNCTION")
+        initial = statement.get("IC", 0.0)
+        initial = initial if isinstance(initial, tuple) else (initial,)
+        if len(initial) != 1:
+            raise self.fail(statement, f"IC takes one value for an explicit DIFF, got {len(initial)}", "IC")
+        per_second = 1.0 / self.units.factor("time")
+        evaluate = _evaluator(expression, statement.label)
+        self.model.add(
+            DifferentialEquation(
+                self.name(statement),
+                lambda t, x, measure: per_second * evaluate(measure),
+                initial=float(initial[0]),
+                reads=expression.markers,
+            )
+        )
+
+    def state_equations(self, statement: Statement) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, tuple]:
+        """``(A, B, C, D, input VARIABLE ids)`` of an LSE (its MATRIX statements) or a TFSISO
+        (NUMERATOR, DENOMINATOR in ascending powers of s, as ADAMS gives them)."""
+        inputs = self.array_variables(statement, "U") if statement.has("U") else ()
+        if statement.name == "TFSISO":
+            if len(inputs) != 1:
+                raise self.fail(statement, f"U must name an ARRAY with one VARIABLE, got {len(inputs)}", "U")
+            numerator = self.required(statement, "NUMERATOR")
+            denominator = self.required(statement, "DENOMINATOR")
+            as_array = lambda v: np.atleast_1d(np.asarray(v, dtype=float))[::-1]
+            A, B, C, D = controllable_canonical(as_array(numerator), as_array(denominator), statement.label)
+            return A, B, C, D, inputs
+        A = self.matrix(statement, "A")
+        n = A.shape[0]
+        if A.shape != (n, n):
+            raise self.fail(statement, f"A must be square, MATRIX/{statement.get('A')} is {A.shape}", "A")
+        B = self.matrix(statement, "B") if statement.has("B") else np.zeros((n, max(len(inputs), 1)))
+        C = self.matrix(statement, "C") if statement.has("C") else np.zeros((0, n))
+        D = self.matrix(statement, "D") if statement.has("D") else np.zeros((C.shape[0], B.shape[1]))
+        if inputs and B.shape[1] != len(inputs):
+            raise self.fail(statement, f"B has {B.shape[1]} columns for {len(inputs)} inputs (the U array)", "B")
+        return A, B, C, D, inputs
+
+    def array_variables(self, statement: Statement, keyword: str) -> tuple[int, ...]:
+        array = self.statements.get(("ARRAY", statement.get(keyword)))
+        if array is None:
+            raise self.fail(
+                statement, f"{keyword}={statement.get(keyword)} is not a defined ARRAY", keyword, AdmReferenceError
+            )
+        ids = array.get("VARIABLES", ())
+        return tuple(int(v) for v in (ids if isinstance(ids, tuple) else (ids,)))
+
+    def matrix(self, statement: Statement, keyword: str) -> FloatArray:
+        """The MATRIX a keyword names (FULL = RORDER or CORDER, ROWS, COLUMNS, VALUES)."""
+        matrix = self.statements.get(("MATRIX", statement.get(keyword)))
+        if matrix is None:
+            raise self.fail(
+                statement, f"{keyword}={statement.get(keyword)} is not a defined MATRIX", keyword, AdmReferenceError
+            )
+        rows, columns = int(self.required(matrix, "ROWS")), int(self.required(matrix, "COLUMNS"))
+        values = np.atleast_1d(np.asarray(self.required(matrix, "VALUES"), dtype=float))
+        order = str(matrix.get("FULL", "RORDER")).upper()
+        if values.size != rows * columns or order not in ("RORDER", "CORDER"):
+            raise self.fail(
+                matrix,
+                f"FULL = RORDER or CORDER with ROWS x COLUMNS = {rows * columns} VALUES, got "
+                f"{values.size} values in {order}",
+            )
+        return values.reshape((rows, columns), order="C" if order == "RORDER" else "F")
+
+    def build_lse(self, statement: Statement) -> None:
+        """LSE (and TFSISO): x' = A x + B u, y = C x + D u, u the VARIABLEs of the U array."""
+        A, B, C, D, inputs = self.state_equations(statement)
+        expressions = [self.state_expression(self.variable_statement(v, statement), "FUNCTION") for v in inputs]
+        evaluators = [_evaluator(e, statement.label) for e in expressions]
+        per_second = 1.0 / self.units.factor("time")
+
+        def input_values(measure: Measure) -> FloatArray:
+            return np.array([evaluate(measure) for evaluate in evaluators]) if evaluators else np.zeros(1)
+
+        initial = None
+        if statement.has("IC"):
+            initial = [
+                entry
+                for _, entry in (
+                    self.array_entry(statement.get("IC"), k + 1, statement.line, 0) for k in range(A.shape[0])
+                )
+            ]
+        self.model.add(
+            StateSpace(
+                self.name(statement),
+                per_second * A,
+                per_second * B,
+                C if C.shape[0] else np.zeros((1, A.shape[0])),
+                input_values,
+                D=D if C.shape[0] else np.zeros((1, B.shape[1])),
+                initial=initial,
+                reads=tuple(m for e in expressions for m in e.markers),
+            )
+        )
+
+    build_tfsiso = build_lse
+
+    def variable_statement(self, variable_id: int, user: Statement) -> Statement:
+        variable = self.statements.get(("VARIABLE", variable_id))
+        if variable is None:
+            raise self.fail(user, f"VARIABLE/{variable_id} (an input) is not defined", kind=AdmReferenceError)
+        return variable
 
     # -- forces --------------------------------------------------------------------------------
 
@@ -818,3 +974,18 @@ class _Builder:
             IGNORED,
             "ADAMS output-file settings; multibody writes its own HDF5 results",
         )
+
+
+def _evaluator(expression: Expression, owner: str) -> Callable[[Measure], float]:
+    """``expression`` evaluated at the instant of a ``Measure`` (its markers looked up there);
+    a value that is not a finite number raises ``ValueError`` naming ``owner``."""
+
+    def evaluate(measure: Measure) -> float:
+        bound = expression.bind([measure.marker_index(m) for m in expression.markers])
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            value = float(bound(measure.measurements))
+        if not np.isfinite(value):
+            raise ValueError(f"{owner}: {expression.text!r} is {value} at t = {measure.t:g} s")
+        return value
+
+    return evaluate

@@ -16,7 +16,8 @@ nesting of parentheses or calls reaches Python's compiler.
 Values are in the dataset's units: measurements are divided by the SI size of their unit
 (``Units``), and the caller scales the result. ``VARVAL(id)`` is inlined: the VARIABLE's
 expression is compiled into the same function once, and every VARVAL of it reads that value
-(cycles are errors).
+(cycles are errors); so is ``DIF1(id)``, the FUNCTION of DIFF ``id``. ``DIF(id)`` and
+``ARYVAL(id, k)`` of an X or Y array read first-order states (``Measurements.state``).
 """
 
 from __future__ import annotations
@@ -128,12 +129,21 @@ class Resolver(Protocol):
 
     def element(self, statement: str, element_id: int, line: int, column: int) -> str: ...
 
+    def diff_rate(self, diff_id: int, line: int, column: int) -> tuple[str, Callable[[int], tuple[int, int]]]:
+        """The FUNCTION of an explicit DIFF (its state's rate), for DIF1."""
+        ...
+
+    def array_entry(self, array_id: int, k: int, line: int, column: int) -> tuple:
+        """What ARYVAL(array_id, k) reads: ("number", value), ("variable", VARIABLE id), ("state",
+        owner, index) or ("output", owner, C row, D row, input VARIABLE ids)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Expression:
     """A compiled expression. ``markers`` are the model markers it reads (bound to system indices
     by ``bind``); ``needs`` says what it reads: "time", "state" (marker positions and
-    velocities), "acceleration", "loads" (element forces)."""
+    velocities), "states" (first-order states: DIF, ARYVAL), "acceleration", "loads" (element forces)."""
 
     text: str
     code: str
@@ -149,7 +159,10 @@ class Expression:
         return lambda measurements: function(measurements, indices, curves)
 
     def of_time(self) -> Callable[[float], functions.Value]:
-        """The expression as a function of time [s] (it must read nothing else)."""
+        """The expression as a function of time [s]; ``UnsupportedFunction`` if it reads anything
+        else (marker states, accelerations, loads)."""
+        if self.needs - {"time"}:
+            raise UnsupportedFunction(f"expression '{self.text}' reads more than TIME; only TIME may appear here", 1, 1)
         function, curves = self.function, self.curves
         return lambda t: function(_Clock(t), (), curves)
 
@@ -201,7 +214,8 @@ class _Output:
     markers: list[Marker] = field(default_factory=list)
     curves: list[functions.Curve] = field(default_factory=list)
     needs: set[str] = field(default_factory=set)
-    variables: dict[int, str] = field(default_factory=dict)
+    variables: dict[tuple[str, int], str] = field(default_factory=dict)
+    """value of each inlined VARIABLE (and DIFF rate, for DIF1) by (statement, id)"""
 
     def emit(self, code: str) -> str:
         """Assign ``code`` to a new local of the function; its name."""
@@ -220,7 +234,7 @@ class _Compiler:
         source: str,
         resolver: Resolver | None,
         units: Units,
-        inlining: tuple[int, ...] = (),
+        inlining: tuple[tuple[str, int], ...] = (),
         output: _Output | None = None,
     ) -> None:
         self.text = text
@@ -375,6 +389,18 @@ class _Compiler:
         if name == "VARVAL":
             self._count(name, arguments, 1, 1, token)
             return (yield from self.variable(self._id(arguments[0], name), token))
+        if name == "DIF":
+            self._count(name, arguments, 1, 1, token)
+            owner = self._resolver(token).element("DIFF", self._id(arguments[0], name), *self._where(arguments[0][1]))
+            self.output.needs.add("states")
+            return self.output.emit(f"c.state({owner!r}, 0)")
+        if name == "DIF1":
+            self._count(name, arguments, 1, 1, token)
+            resolver = self._resolver(token)
+            return (yield from self.inline("DIFF", self._id(arguments[0], name), token, resolver.diff_rate))
+        if name == "ARYVAL":
+            self._count(name, arguments, 2, 2, token)
+            return (yield from self.array_value(arguments, token))
         if name in ("AKISPL", "CUBSPL"):
             self._count(name, arguments, 3, 4, token)
             method = "akima" if name == "AKISPL" else "cubic"
@@ -495,16 +521,44 @@ class _Compiler:
 
     def variable(self, variable_id: int, token: _Token) -> Rule:
         """The value of VARIABLE ``variable_id``: its expression compiled into this function once."""
-        if variable_id in self.inlining:
-            chain = " -> ".join(f"VARIABLE/{v}" for v in (*self.inlining, variable_id))
+        return (yield from self.inline("VARIABLE", variable_id, token, self._resolver(token).variable))
+
+    def inline(
+        self, kind: str, element_id: int, token: _Token, text_of: Callable[[int, int, int], tuple[str, Callable]]
+    ) -> Rule:
+        """The value of the expression of ``kind``/``element_id`` (a VARIABLE's FUNCTION, a DIFF's
+        rate), given by ``text_of(id, line, column)``, compiled into this function once."""
+        key = (kind, element_id)
+        if key in self.inlining:
+            chain = " -> ".join(f"{k}/{v}" for k, v in (*self.inlining, key))
             line, column = self._where(token)
-            raise AdmError(f"variables refer to each other in a cycle: {chain}", line, column, self.source)
-        if variable_id not in self.output.variables:
-            text, locate = self._resolver(token).variable(variable_id, *self._where(token))
-            inlining = (*self.inlining, variable_id)
+            raise AdmError(f"expressions refer to each other in a cycle: {chain}", line, column, self.source)
+        if key not in self.output.variables:
+            text, locate = text_of(element_id, *self._where(token))
+            inlining = (*self.inlining, key)
             inner = _Compiler(text, locate, self.source, self.resolver, self.units, inlining, self.output)
-            self.output.variables[variable_id] = yield inner.whole()
-        return self.output.variables[variable_id]
+            self.output.variables[key] = yield inner.whole()
+        return self.output.variables[key]
+
+    def array_value(self, arguments: list[tuple[str, _Token]], token: _Token) -> Rule:
+        """ARYVAL(id, k): entry k (from 1) of an ARRAY: a number (IC), a VARIABLE (U), a state (X)
+        or an output (Y) of the LSE, GSE or TFSISO that owns the array."""
+        array_id, k = self._id(arguments[0], "ARYVAL"), self._id(arguments[1], "ARYVAL")
+        entry = self._resolver(token).array_entry(array_id, k, *self._where(arguments[0][1]))
+        if entry[0] == "number":
+            return repr(float(entry[1]))
+        if entry[0] == "variable":
+            return (yield from self.variable(entry[1], token))
+        if entry[0] == "state":
+            self.output.needs.add("states")
+            return self.output.emit(f"c.state({entry[1]!r}, {entry[2]})")
+        _, owner, state_row, input_row, inputs = entry  # an output: C x + D u
+        self.output.needs.add("states")
+        terms = [f"{c!r} * c.state({owner!r}, {j})" for j, c in enumerate(state_row) if c != 0.0]
+        for d, variable_id in zip(input_row, inputs):
+            if d != 0.0:
+                terms.append(f"{d!r} * {(yield from self.variable(variable_id, token))}")
+        return self.output.emit(" + ".join(terms) or "0.0")
 
 
 def compile_expression(

@@ -86,7 +86,11 @@ DATASET: dict[str, Schema] = {
     "ACCGRAV": _kinds("real", "IGRAV", "JGRAV", "KGRAV"),
     "VARIABLE": {"FUNCTION": "expr", "IC": "real"},
     "SPLINE": {"X": "reals", "Y": "reals", "LINEAR_EXTRAPOLATE": "flag"},
-    "ARRAY": {"NUMBERS": "reals", "SIZE": "int"} | _kinds("flag", "IC", "U", "X", "Y"),
+    "ARRAY": {"NUMBERS": "reals", "SIZE": "int", "VARIABLES": "ints"} | _kinds("flag", "IC", "U", "X", "Y"),
+    "DIFF": {"FUNCTION": "expr", "IC": "reals", "IMPLICIT": "flag", "STATIC_HOLD": "flag"},
+    "MATRIX": {"FULL": "word", "ROWS": "int", "COLUMNS": "int", "VALUES": "reals"},
+    "LSE": _kinds("int", "X", "U", "Y", "A", "B", "C", "D", "IC") | {"STATIC_HOLD": "flag"},
+    "TFSISO": _kinds("int", "X", "U", "Y") | _kinds("reals", "NUMERATOR", "DENOMINATOR") | {"STATIC_HOLD": "flag"},
     "REQUEST": _kinds("flag", "DISPLACEMENT", "VELOCITY", "ACCELERATION", "FORCE")
     | _kinds("int", "I", "J", "RM")
     | _kinds("expr", *(f"F{k}" for k in range(1, 9)))

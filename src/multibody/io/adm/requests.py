@@ -55,6 +55,8 @@ def history_measurements(system: System, results: Results) -> Measurements:
         a_WM_W=a_WB[:, body] + np.cross(alpha, r) + np.cross(w, np.cross(w, r)),
         alpha_WM_W=alpha,
         wrenches=wrenches,
+        x=arrays.get("state/x"),
+        states_of=system.layout.states_of if system.layout is not None else None,
     )
 
 

@@ -85,3 +85,9 @@ class Statistics:
 def rms(x: FloatArray) -> float:
     """Root mean square over the components that count (all of ``x``)."""
     return float(np.sqrt(np.dot(x, x) / x.size)) if x.size else 0.0
+
+
+def max_norm(x: FloatArray) -> float:
+    """Largest magnitude in ``x`` (0 for an empty ``x``): the step-error test's norm, so that the
+    one coordinate that is off is not averaged away among many that are not."""
+    return float(np.max(np.abs(x), initial=0.0))

@@ -6,6 +6,12 @@ the order moves by one when the error estimates of the neighbouring orders predi
 step. The implicit solve of each step is left to the problem (``ImplicitProblem.correct``),
 which is how DAE forms such as I3 and SI2 plug in. Dense output is the interpolating
 polynomial of the backward differences.
+
+The error test takes the largest weighted component (``max_norm``), not the root mean square:
+with the rms, the error of the one coordinate that is off (a crank's phase) was averaged away
+among the many that are not, and the default tolerance let a free slider-crank drift 2e-2 rad in
+10 s; with the max norm it stays within 6e-3 rad (``examples/free_slider_crank.py``) for about
+25 % more steps.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from multibody.solve.integrators.base import (
     ImplicitProblem,
     IntegrationError,
     Statistics,
-    rms,
+    max_norm,
 )
 
 
@@ -72,7 +78,7 @@ class BDF:
         self.newton_tolerance = max(10.0 * np.finfo(float).eps / rtol, min(0.03, rtol**0.5))
         weights = problem.error_weights(self.y, 1.0, rtol, atol)
         if first_step is None:
-            scale_y, scale_rate = rms(self.y * weights), rms(y_dot0 * weights)
+            scale_y, scale_rate = max_norm(self.y * weights), max_norm(y_dot0 * weights)
             first_step = 1e-6 if scale_y < 1e-5 or scale_rate < 1e-5 else 0.01 * scale_y / scale_rate
         self.h = float(min(first_step, max_step, abs(t_bound - t0) or 1.0, 0.01 * max(abs(t_bound - t0), 1e-300)))
         self.order = 1
@@ -139,7 +145,7 @@ class BDF:
             # of the tolerance, whatever the step -- read as a large derivative, and on a closed
             # loop projected every few steps the step collapsed.
             d = correction.y - predicted
-            error_norm = rms(self.error_constant[order] * d * weights)
+            error_norm = max_norm(self.error_constant[order] * d * weights)
             y_new = self.problem.finalize(correction.y)
             if not np.isfinite(error_norm):
                 raise IntegrationError(
@@ -169,9 +175,9 @@ class BDF:
         self.order_of_last_step = order
         if self.n_equal_steps < order + 1:
             return
-        error_lower = rms(self.error_constant[order - 1] * D[order] * weights) if order > 1 else np.inf
+        error_lower = max_norm(self.error_constant[order - 1] * D[order] * weights) if order > 1 else np.inf
         error_higher = (
-            rms(self.error_constant[order + 1] * D[order + 2] * weights) if order < self.max_order else np.inf
+            max_norm(self.error_constant[order + 1] * D[order + 2] * weights) if order < self.max_order else np.inf
         )
         with np.errstate(divide="ignore"):
             factors = np.array([error_lower, error_norm, error_higher]) ** (-1.0 / np.arange(order, order + 3))

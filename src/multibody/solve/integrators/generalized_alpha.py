@@ -11,7 +11,21 @@ update on the group (Brüls, Cardona & Arnold 2012):
     (1 - alpha_m) a_{n+1} + alpha_m a_n = (1 - alpha_f) dv_{n+1} + alpha_f dv_n
 
 and the equations of motion and constraints hold exactly at ``t_{n+1}`` (so the multipliers are
-the reactions there). With ``rho`` the spectral radius at infinity (0 <= rho <= 1):
+the reactions there). First-order states ``x' = F`` (``State.x``) take the same recursion as the
+velocities, with their own acceleration-like variable ``w`` (the first-order generalized-alpha of
+Jansen, Whiting & Hulbert 2000, written as Arnold & Brüls write the second-order one):
+
+    x_{n+1} = x_n + h (1 - gamma) w_n + h gamma w_{n+1}
+    (1 - alpha_m) w_{n+1} + alpha_m w_n = (1 - alpha_f) F_{n+1} + alpha_f F_n
+
+and ``x_{n+1}`` is solved in the same Newton iteration as the accelerations (the states may
+couple both ways with the mechanics). It is second order for the same reason the velocities are
+(``gamma = 1/2 + alpha_f - alpha_m``); on ``x' = lambda x`` its amplification at
+``h lambda -> -infinity`` has the eigenvalues ``-alpha_f / (1 - alpha_f)`` and
+``-(1 - gamma) / gamma``: -0.9 and -0.81 for generalized-alpha at ``rho = 0.9``, -0.06 and -0.81
+for HHT, so fast state modes are damped like the mechanical ones. (The trapezoidal rule, the
+other second-order choice, has amplification -1 there: a stiff state, e.g. a dashpot much softer
+than its spring, would ring undamped.) With ``rho`` the spectral radius at infinity (0 <= rho <= 1):
 
 * generalized-alpha: ``alpha_m = (2 rho - 1) / (rho + 1)``, ``alpha_f = rho / (rho + 1)``;
 * HHT: ``alpha_m = 0``, ``alpha_f = (1 - rho) / (1 + rho)`` (``alpha_HHT = -alpha_f``,
@@ -20,9 +34,9 @@ the reactions there). With ``rho`` the spectral radius at infinity (0 <= rho <= 
 both with ``gamma = 1/2 + alpha_f - alpha_m``, ``beta = (1 + alpha_f - alpha_m)^2 / 4``: second
 order, unconditionally stable for linear problems, high frequencies damped to ``rho`` per step.
 
-Step-size control: the local position error is O(h^3). It is estimated as the difference between
-the method's new positions and a predictor one order higher, the cubic Hermite extrapolation of
-the last step's end positions and velocities (a Milne-type estimate, in the spirit of the
+Step-size control: the local position (and state) error is O(h^3). It is estimated as the difference between
+the method's new positions (states) and a predictor one order higher, the cubic Hermite extrapolation of
+the last step's end positions and velocities (states and their rates) (a Milne-type estimate, in the spirit of the
 predictor-corrector estimate of Negrut, Rampalli, Ottarsson & Sajdak 2007 for HHT). Estimates
 from the accelerations, ``h^2 (a_{n+1} - a_n)``, are useless on the index-3 form: ``a`` and the
 multipliers carry an alternating parasitic component (decaying as ``rho`` per step), and steps
@@ -31,52 +45,68 @@ their weights scaled by ``h`` (index-3 error control, as BDF's I3). The step the
 ``error^(-1/3)``.
 
 Dense output: cubic Hermite interpolation of the position difference from ``q_n`` (rates
-``v_n``, ``v_{n+1}``), of the velocities (rates ``dv_n``, ``dv_{n+1}``) and of the quadratures
-(energy bookkeeping; trapezoidal, as the step).
+``v_n``, ``v_{n+1}``), of the velocities (rates ``dv_n``, ``dv_{n+1}``), of the states (rates
+``F_n``, ``F_{n+1}``) and of the quadratures (energy bookkeeping; trapezoidal, as the step).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
-from multibody.solve.integrators.base import FloatArray, IntegrationError, Statistics, rms
+from multibody.solve.integrators.base import FloatArray, IntegrationError, Statistics, max_norm
 
 VARIANTS = ("generalized", "HHT")
+
+
+@dataclass(frozen=True)
+class StepBase:
+    """What a step's unknowns (accelerations ``a``, state rates ``r``) are added to:
+    ``q = displace(q, displacement + c_q a)``, ``v = velocity + c_v a``, ``x = states + c_v r``."""
+
+    q: FloatArray
+    displacement: FloatArray
+    """(nv,) velocity-space position increment at zero acceleration"""
+    velocity: FloatArray
+    states: FloatArray
+    c_q: float
+    """[s^2]"""
+    c_v: float
+    """[s]"""
 
 
 class SecondOrderProblem(Protocol):
     """What the integrator needs from the equations (``formulation.index3_alpha.Index3Mechanics``)."""
 
     nv: int
+    n_states: int
 
     def split(self, y: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """``(q, v, quadratures)``: positions, velocities and the rest of ``y``, advanced by the
-        trapezoidal rule from their rates."""
+        """``(q, v, rest)``: positions, velocities and the rest of ``y``, whose first
+        ``n_states`` entries are first-order states (advanced by the alpha recursion) and the
+        others quadratures (advanced by the trapezoidal rule from their rates)."""
         ...
 
-    def join(self, q: FloatArray, v: FloatArray, quadratures: FloatArray) -> FloatArray: ...
+    def join(self, q: FloatArray, v: FloatArray, rest: FloatArray) -> FloatArray: ...
 
     def displace(self, q: FloatArray, dx: FloatArray) -> FloatArray: ...
 
     def position_difference(self, q: FloatArray, q_ref: FloatArray) -> FloatArray: ...
 
     def error_weights(
-        self, q: FloatArray, v: FloatArray, rtol: float, atol: float
-    ) -> tuple[FloatArray, FloatArray]: ...
+        self, q: FloatArray, v: FloatArray, x: FloatArray, rtol: float, atol: float
+    ) -> tuple[FloatArray, FloatArray, FloatArray]: ...
 
     def solve(
         self,
         t: float,
-        q_base: FloatArray,
-        x_base: FloatArray,
-        v_base: FloatArray,
-        c_q: float,
-        c_v: float,
+        base: StepBase,
         acceleration_guess: FloatArray,
+        rate_guess: FloatArray,
         lam_guess: FloatArray,
-        weights: tuple[FloatArray, FloatArray],
+        weights: tuple[FloatArray, FloatArray, FloatArray],
         tolerance: float,
         refresh_jacobian: bool,
     ): ...
@@ -102,10 +132,10 @@ def alpha_coefficients(rho_inf: float, variant: str = "generalized") -> tuple[fl
 class GeneralizedAlpha:
     """The alpha method on ``problem`` with error-controlled steps (or fixed ones, ``adaptive=False``).
 
-    Same protocol as ``BDF``: ``step()`` advances ``t_old -> t``; ``y`` = (q, v, E) and ``z``
+    Same protocol as ``BDF``: ``step()`` advances ``t_old -> t``; ``y`` = (q, v, x, E, W) and ``z``
     (the multipliers) are the state at ``t``; ``dense_output(t)`` interpolates in the last step;
-    ``stats`` counts. ``y_dot0`` must hold the consistent accelerations in its velocity part and
-    ``z0`` the consistent multipliers.
+    ``stats`` counts. ``y_dot0`` must hold the consistent accelerations in its velocity part, the
+    state and quadrature rates in the rest, and ``z0`` the consistent multipliers.
     """
 
     min_factor = 0.2
@@ -140,11 +170,14 @@ class GeneralizedAlpha:
         self.t_bound = float(t_bound)
         self.y = np.asarray(y0, dtype=float).copy()
         self.z = np.asarray(z0, dtype=float).copy()
-        q, v, quadratures = problem.split(self.y)
-        _, acceleration, quadrature_rate = problem.split(np.asarray(y_dot0, dtype=float))
+        q, v, rest = problem.split(self.y)
+        _, acceleration, rest_rate = problem.split(np.asarray(y_dot0, dtype=float))
+        nx = problem.n_states
         self.acceleration = acceleration.copy()
         self.alpha_acceleration = acceleration.copy()
-        self.quadrature_rate = quadrature_rate
+        self.state_rate = rest_rate[:nx].copy()
+        self.alpha_state_rate = rest_rate[:nx].copy()
+        self.quadrature_rate = rest_rate[nx:].copy()
         self.rtol, self.atol = rtol, atol
         self.max_step = max_step
         self.adaptive = adaptive
@@ -155,21 +188,37 @@ class GeneralizedAlpha:
             if not adaptive:
                 raise ValueError("a fixed-step alpha method needs first_step (the step size)")
             # a tenth of the step whose position change h^2 |a| / 2 is the tolerance (within 1 % of the span)
-            position_weights, _ = problem.error_weights(q, v, rtol, atol)
-            scale = rms(acceleration * position_weights)
+            position_weights = problem.error_weights(q, v, rest[:nx], rtol, atol)[0]
+            scale = max_norm(acceleration * position_weights)
             first_step = 0.1 * np.sqrt(2.0 / scale) if scale > 0.0 else 0.01 * span
         self.h = float(min(first_step, max_step, 0.01 * span if adaptive else span))
         self.refresh_jacobian = True
-        self._previous = (self.t, q.copy(), v.copy(), acceleration.copy(), quadratures, quadrature_rate)
+        self._previous = _StepStart(
+            self.t,
+            q.copy(),
+            v.copy(),
+            self.acceleration,
+            rest[:nx].copy(),
+            self.state_rate,
+            rest[nx:].copy(),
+            self.quadrature_rate,
+        )
         self._has_history = False
 
     def step(self) -> None:
         """Advance one accepted step (``t_old`` -> ``t``); raises ``IntegrationError``."""
         problem = self.problem
         t = self.t
-        q, v, quadratures = problem.split(self.y)
+        q, v, rest = problem.split(self.y)
+        nx = problem.n_states
+        x, quadratures = rest[:nx], rest[nx:]
         min_step = 10.0 * np.finfo(float).eps * max(abs(t), 1.0)
         h = min(self.h, self.max_step)
+        # a_{n+1} = (1 - alpha_f)/(1 - alpha_m) dv_{n+1} + (alpha_f dv_n - alpha_m a_n)/(1 - alpha_m),
+        # and the same for the states' w_{n+1} from F_{n+1}
+        slope = (1.0 - self.alpha_f) / (1.0 - self.alpha_m)
+        offset = (self.alpha_f * self.acceleration - self.alpha_m * self.alpha_acceleration) / (1.0 - self.alpha_m)
+        state_offset = (self.alpha_f * self.state_rate - self.alpha_m * self.alpha_state_rate) / (1.0 - self.alpha_m)
         while True:
             if h < min_step:
                 raise IntegrationError(
@@ -180,22 +229,22 @@ class GeneralizedAlpha:
             last = t + 1.001 * h >= self.t_bound
             t_new = self.t_bound if last else t + h
             h_step = t_new - t
-            weights = problem.error_weights(q, v, self.rtol, self.atol)
-            weights = (weights[0], weights[1] * h_step)  # index-3 error control of the velocities
-            # a_{n+1} = (1 - alpha_f)/(1 - alpha_m) dv_{n+1} + (alpha_f dv_n - alpha_m a_n)/(1 - alpha_m)
-            slope = (1.0 - self.alpha_f) / (1.0 - self.alpha_m)
-            offset = (self.alpha_f * self.acceleration - self.alpha_m * self.alpha_acceleration) / (1.0 - self.alpha_m)
-            x_base = h_step * v + h_step**2 * ((0.5 - self.beta) * self.alpha_acceleration + self.beta * offset)
-            v_base = v + h_step * ((1.0 - self.gamma) * self.alpha_acceleration + self.gamma * offset)
+            weights = problem.error_weights(q, v, x, self.rtol, self.atol)
+            weights = (weights[0], weights[1] * h_step, weights[2])  # index-3 error control of the velocities
+            base = StepBase(
+                q,
+                h_step * v + h_step**2 * ((0.5 - self.beta) * self.alpha_acceleration + self.beta * offset),
+                v + h_step * ((1.0 - self.gamma) * self.alpha_acceleration + self.gamma * offset),
+                x + h_step * ((1.0 - self.gamma) * self.alpha_state_rate + self.gamma * state_offset),
+                self.beta * slope * h_step**2,
+                self.gamma * slope * h_step,
+            )
             refreshed = self.refresh_jacobian
             solved = problem.solve(
                 t_new,
-                q,
-                x_base,
-                v_base,
-                self.beta * slope * h_step**2,
-                self.gamma * slope * h_step,
+                base,
                 self.acceleration,
+                self.state_rate,
                 self.z,
                 weights,
                 self.newton_tolerance,
@@ -220,10 +269,12 @@ class GeneralizedAlpha:
                 h = 0.5 * h_step
                 self.refresh_jacobian = True
                 continue
-            alpha_acceleration = slope * solved.acceleration + offset
             # the velocities' error (about 3/2 of this over h) is tested with weights scaled by h
             error = problem.position_difference(solved.q, self._predicted_position(q, v, h_step))
-            error_norm = rms(np.concatenate([error * weights[0], error * weights[1] / h_step]))
+            state_error = solved.x - self._predicted_states(x, solved.state_rate, h_step)
+            error_norm = max_norm(
+                np.concatenate([error * weights[0], error * weights[1] / h_step, state_error * weights[2]])
+            )
             if not np.isfinite(error_norm):
                 raise IntegrationError(
                     f"the solution became non-finite at t = {t_new:.6g} s with step size {h_step:.3g} s", t_new, h_step
@@ -234,14 +285,16 @@ class GeneralizedAlpha:
                 continue
             break
         self.stats.steps += 1
-        self._previous = (t, q, v, self.acceleration, quadratures, self.quadrature_rate)
+        self._previous = _StepStart(t, q, v, self.acceleration, x, self.state_rate, quadratures, self.quadrature_rate)
         self._has_history = True
         new_quadratures = quadratures + 0.5 * h_step * (self.quadrature_rate + solved.quadrature_rate)
         self.t_old, self.t = t, t_new
-        self.y = problem.join(solved.q, solved.v, new_quadratures)
+        self.y = problem.join(solved.q, solved.v, np.concatenate([solved.x, new_quadratures]))
         self.z = solved.lam
+        self.alpha_acceleration = slope * solved.acceleration + offset
+        self.alpha_state_rate = slope * solved.state_rate + state_offset
         self.acceleration = solved.acceleration
-        self.alpha_acceleration = alpha_acceleration
+        self.state_rate = solved.state_rate
         self.quadrature_rate = solved.quadrature_rate
         if self.adaptive:
             factor = self.safety * error_norm ** (-1.0 / 3.0) if error_norm > 0.0 else self.max_factor
@@ -255,30 +308,67 @@ class GeneralizedAlpha:
         problem = self.problem
         if not self._has_history:
             return problem.displace(q, h * v + 0.5 * h * h * self.acceleration)
-        t0, q0, v0 = self._previous[:3]
-        span = self.t - t0
+        start = self._previous
+        span = self.t - start.t
         s = 1.0 + h / span
-        x0 = problem.position_difference(q0, q)
-        x = (2 * s**3 - 3 * s**2 + 1) * x0 + (s**3 - 2 * s**2 + s) * span * v0 + (s**3 - s**2) * span * v
+        x0 = problem.position_difference(start.q, q)
+        x = (2 * s**3 - 3 * s**2 + 1) * x0 + (s**3 - 2 * s**2 + s) * span * start.v + (s**3 - s**2) * span * v
         return problem.displace(q, x)
+
+    def _predicted_states(self, x: FloatArray, new_rate: FloatArray, h: float) -> FloatArray:
+        """First-order states at ``t + h`` extrapolated as the positions are (the cubic Hermite
+        polynomial of the last step's end states and rates); before any step, the trapezoidal
+        rule with the step's own new rate ``new_rate`` (local error O(h^3), the method's order:
+        the first step's estimate is of the right size, not one order finer)."""
+        if not self._has_history:
+            return x + 0.5 * h * (self.state_rate + new_rate)
+        start = self._previous
+        span = self.t - start.t
+        s = 1.0 + h / span
+        return (
+            (2 * s**3 - 3 * s**2 + 1) * start.x
+            + (-2 * s**3 + 3 * s**2) * x
+            + (s**3 - 2 * s**2 + s) * span * start.state_rate
+            + (s**3 - s**2) * span * self.state_rate
+        )
 
     def dense_output(self, t: float | FloatArray) -> FloatArray:
         """``y`` interpolated at ``t`` within the last step ``[t_old, t]``: (n,) or (len(t), n)."""
         problem = self.problem
-        t0, q0, v0, dv0, quadratures0, rate0 = self._previous
-        q1, v1, _ = problem.split(self.y)
-        h = self.t - t0
+        start = self._previous
+        q1, v1, rest1 = problem.split(self.y)
+        x1 = rest1[: problem.n_states]
+        h = self.t - start.t
         times = np.atleast_1d(np.asarray(t, dtype=float))
         if h <= 0.0:
             values = np.tile(self.y, (times.size, 1))
             return values[0] if np.ndim(t) == 0 else values
-        x1 = problem.position_difference(q1, q0)
+        d1 = problem.position_difference(q1, start.q)
         rows = []
-        for s in (times - t0) / h:
+        for s in (times - start.t) / h:
             h00, h10, h01, h11 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s, -2 * s**3 + 3 * s**2, s**3 - s**2
-            x = h10 * h * v0 + h01 * x1 + h11 * h * v1
-            v = h00 * v0 + h10 * h * dv0 + h01 * v1 + h11 * h * self.acceleration
-            quadratures = quadratures0 + s * h * rate0 + 0.5 * s**2 * h * (self.quadrature_rate - rate0)
-            rows.append(problem.join(problem.displace(q0, x), v, quadratures))
+            d = h10 * h * start.v + h01 * d1 + h11 * h * v1
+            v = h00 * start.v + h10 * h * start.acceleration + h01 * v1 + h11 * h * self.acceleration
+            x = h00 * start.x + h10 * h * start.state_rate + h01 * x1 + h11 * h * self.state_rate
+            quadratures = (
+                start.quadratures
+                + s * h * start.quadrature_rate
+                + 0.5 * s**2 * h * (self.quadrature_rate - start.quadrature_rate)
+            )
+            rows.append(problem.join(problem.displace(start.q, d), v, np.concatenate([x, quadratures])))
         values = np.array(rows)
         return values[0] if np.ndim(t) == 0 else values
+
+
+@dataclass(frozen=True)
+class _StepStart:
+    """The state at the start of the last step, for the error estimate and the dense output."""
+
+    t: float
+    q: FloatArray
+    v: FloatArray
+    acceleration: FloatArray
+    x: FloatArray
+    state_rate: FloatArray
+    quadratures: FloatArray
+    quadrature_rate: FloatArray

@@ -1,0 +1,217 @@
+"""One Newton iteration of the DAE forms (I3, SI2) of the rigid-body Cartesian equations, compiled.
+
+An iteration of ``MechanicalDAE.correct`` (the equations are in ``multibody.formulation.dae``)
+is three compiled parts around two linear solves::
+
+    residual_part -> solve with the iteration matrix -> apply_increment
+                  -> (SI2) solve with G G^T          -> close_iteration
+
+With dense factors the five run in one call (``dense_iteration``, which solves with LAPACK
+``getrf`` factors by substitution); with sparse factors Python calls the parts around SuperLU.
+Either way an iteration costs a few calls from Python instead of some fifty NumPy operations.
+
+The loads of the force elements and the rates of the first-order states, which may come from
+Python laws, are inputs evaluated at the iterate (``element_wrench``, ``state_rate``). ``G`` is
+used as its entries at the fixed pattern of ``constraints.JacobianAssembler`` (``keep``: which
+kernel values are entries, ``row`` and ``column``: where each entry sits).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from multibody.formulation.bodies import rigid
+from multibody.formulation.cartesian_kernel import evaluate_rigid
+
+
+@njit(cache=True)
+def lu_solve(lu: np.ndarray, pivots: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``A^-1 rhs`` (n,) from the LAPACK ``getrf`` factors ``lu`` (n, n) of ``A`` and its 0-based
+    row interchanges ``pivots`` (n,)."""
+    n = rhs.size
+    x = rhs.copy()
+    for i in range(n):
+        p = pivots[i]
+        if p != i:
+            x[i], x[p] = x[p], x[i]
+    for i in range(n):
+        total = x[i]
+        for j in range(i):
+            total -= lu[i, j] * x[j]
+        x[i] = total
+    for i in range(n - 1, -1, -1):
+        total = x[i]
+        for j in range(i + 1, n):
+            total -= lu[i, j] * x[j]
+        x[i] = total / lu[i, i]
+    return x
+
+
+@njit(cache=True)
+def _times(entries: np.ndarray, row: np.ndarray, column: np.ndarray, vector: np.ndarray, m: int) -> np.ndarray:
+    """``G vector`` (m,)."""
+    out = np.zeros(m)
+    for k in range(entries.size):
+        out[row[k]] += entries[k] * vector[column[k]]
+    return out
+
+
+@njit(cache=True)
+def _transpose_times(
+    entries: np.ndarray, row: np.ndarray, column: np.ndarray, vector: np.ndarray, n: int
+) -> np.ndarray:
+    """``G^T vector`` (n,)."""
+    out = np.zeros(n)
+    for k in range(entries.size):
+        out[column[k]] += entries[k] * vector[row[k]]
+    return out
+
+
+@njit(cache=True)
+def residual_part(
+    q: np.ndarray,
+    v: np.ndarray,
+    x: np.ndarray,
+    lam: np.ndarray,
+    base_v: np.ndarray,
+    base_x: np.ndarray,
+    c: float,
+    stabilized: bool,
+    system: tuple,
+    rows: tuple,
+    f: np.ndarray,
+    f_dot: np.ndarray,
+    element_wrench: np.ndarray,
+    state_rate: np.ndarray,
+    pattern: tuple,
+) -> tuple:
+    """Evaluate at the iterate ``(q, v, x, lam)``; return ``(rhs, phi, nu, G entries)`` with the
+    scaled Newton right-hand side ``rhs = [-c r_v, -r_x, -phi / c (I3) or nu - G v (SI2)]``,
+    ``r_v = M (v - base_v) / c - Q + G^T lam`` and ``r_x = x - base_x - c F``.
+
+    ``system`` is ``(marker_body, marker_position, marker_orientation, mass, inertia, gravity,
+    mass_blocks)``, ``rows`` the kernel arrays of the rows, ``f``, ``f_dot`` their driver values,
+    ``element_wrench`` (nb, 6) the force elements' generalized forces (``Q`` adds gravity and the
+    gyroscopic moments), ``state_rate`` (nx,) ``F`` and ``pattern`` ``(keep, row, column)``."""
+    marker_body, marker_position, marker_orientation, mass, inertia, gravity, mass_blocks = system
+    keep, row, column = pattern
+    evaluated = evaluate_rigid(
+        q, v, marker_body, marker_position, marker_orientation, rows, f, f_dot, mass, inertia, gravity
+    )
+    phi, nu, values, wrench = evaluated[10], evaluated[11], evaluated[13], evaluated[14]
+    entries = values.reshape(-1)[keep]
+    nv, nx, m = v.size, x.size, lam.size
+    width = rigid.VELOCITY_WIDTH
+    rhs = np.empty(nv + nx + m)
+    constraint_force = _transpose_times(entries, row, column, lam, nv)
+    for b in range(mass_blocks.shape[0]):
+        for i in range(width):
+            inertia_force = 0.0
+            for j in range(width):
+                inertia_force += mass_blocks[b, i, j] * (v[width * b + j] - base_v[width * b + j])
+            k = width * b + i
+            rhs[k] = -c * (inertia_force / c - wrench[b, i] - element_wrench[b, i] + constraint_force[k])
+    for i in range(nx):
+        rhs[nv + i] = -(x[i] - base_x[i] - c * state_rate[i])
+    if stabilized:
+        velocity_residual = _times(entries, row, column, v, m)
+        for r in range(m):
+            rhs[nv + nx + r] = nu[r] - velocity_residual[r]
+    else:
+        for r in range(m):
+            rhs[nv + nx + r] = -phi[r] / c
+    return rhs, phi, nu, entries
+
+
+@njit(cache=True)
+def apply_increment(
+    solution: np.ndarray,
+    v: np.ndarray,
+    x: np.ndarray,
+    lam: np.ndarray,
+    c: float,
+    phi: np.ndarray,
+    entries: np.ndarray,
+    pattern: tuple,
+) -> tuple:
+    """Add the Newton increment ``solution = (dv, dx, c dlam)`` to ``v``, ``x``, ``lam`` in place;
+    return ``(dv, dx, phi / c + G dv)`` (the last is the right-hand side of SI2's ``G G^T dmu``)."""
+    _, row, column = pattern
+    nv, nx, m = v.size, x.size, lam.size
+    dv = solution[:nv].copy()
+    dx = solution[nv : nv + nx].copy()
+    v += dv
+    x += dx
+    for r in range(m):
+        lam[r] += solution[nv + nx + r] / c
+    return dv, dx, phi / c + _times(entries, row, column, dv, m)
+
+
+@njit(cache=True)
+def close_iteration(
+    q: np.ndarray,
+    v: np.ndarray,
+    mu: np.ndarray,
+    mu_increment: np.ndarray,
+    base_q: np.ndarray,
+    c: float,
+    stabilized: bool,
+    dv: np.ndarray,
+    dx: np.ndarray,
+    entries: np.ndarray,
+    pattern: tuple,
+    weights: np.ndarray,
+) -> float:
+    """Move ``q`` in place to ``base_q + c N(q) (v - G^T mu)`` (SI2, after ``mu += mu_increment``)
+    or ``base_q + c N(q) v`` (I3); return the weighted rms of the increment ``(dq, dv, dx)``."""
+    _, row, column = pattern
+    velocity = v
+    if stabilized:
+        mu += mu_increment
+        velocity = v - _transpose_times(entries, row, column, mu, v.size)
+    q_new = base_q + c * rigid.position_rate(q, velocity)
+    nq, nv = q.size, v.size
+    total = 0.0
+    for i in range(nq):
+        total += ((q_new[i] - q[i]) * weights[i]) ** 2
+        q[i] = q_new[i]
+    for i in range(nv):
+        total += (dv[i] * weights[nq + i]) ** 2
+    for i in range(dx.size):
+        total += (dx[i] * weights[nq + nv + i]) ** 2
+    return np.sqrt(total / max(nq + nv + dx.size, 1))
+
+
+@njit(cache=True)
+def dense_iteration(
+    q: np.ndarray,
+    v: np.ndarray,
+    x: np.ndarray,
+    lam: np.ndarray,
+    mu: np.ndarray,
+    base: tuple,
+    c: float,
+    stabilized: bool,
+    system: tuple,
+    rows: tuple,
+    f: np.ndarray,
+    f_dot: np.ndarray,
+    element_wrench: np.ndarray,
+    state_rate: np.ndarray,
+    pattern: tuple,
+    factors: tuple,
+    weights: np.ndarray,
+) -> tuple:
+    """One whole iteration with dense factors ``(lu, pivots, gram_lu, gram_pivots)`` (the last two
+    unused for I3); ``base = (base_q, base_v, base_x)``. Updates ``q, v, x, lam, mu`` in place and
+    returns ``(increment norm, nu)`` (``nu`` at the iterate the residual was taken at)."""
+    base_q, base_v, base_x = base
+    lu, pivots, gram_lu, gram_pivots = factors
+    rhs, phi, nu, entries = residual_part(
+        q, v, x, lam, base_v, base_x, c, stabilized, system, rows, f, f_dot, element_wrench, state_rate, pattern
+    )
+    dv, dx, gram_rhs = apply_increment(lu_solve(lu, pivots, rhs), v, x, lam, c, phi, entries, pattern)
+    mu_increment = lu_solve(gram_lu, gram_pivots, gram_rhs) if stabilized else gram_rhs
+    norm = close_iteration(q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, weights)
+    return norm, nu
