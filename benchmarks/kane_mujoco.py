@@ -136,7 +136,7 @@ def evaluation_costs(n_links: int, repeats: int) -> tuple[float, float]:
     system = chain_model(n_links).compile()  # its input configuration satisfies the joints
     problem = KaneODE(KaneFormulation(system, system.q0), rtol=1e-8, atol=1e-8, drift_factor=1.0)
     q = problem.formulation.reference_coordinates()
-    y = np.concatenate([q, np.full(problem.n_u, HINGE_RATE), [0.0]])
+    y = problem.join(q, np.full(problem.n_u, HINGE_RATE), np.zeros(0), 0.0, 0.0)
     model = mujoco_chain(n_links)
     data = mujoco.MjData(model)
     data.qvel[:] = HINGE_RATE

@@ -309,6 +309,11 @@ def test_driven_slider_crank_follows_the_closed_form() -> None:
     assert np.max(np.abs(results.body("slider").position[:, 0] - module.slider_position(theta))) < 1e-9
     energy = results.energy["total"] + results.energy["dissipated"]
     assert np.ptp(energy) < 1e-6
+    # Nothing dissipates: the motion's work is all input work, the same in both formulations.
+    assert results.work["input"] == pytest.approx(-results.energy["dissipated"], abs=1e-9)
+    cartesian = mb.dynamics(module.build(), 0.3, 0.05, rtol=RTOL)
+    assert results.work["input"] == pytest.approx(cartesian.work["input"], abs=1e-6)
+    assert np.ptp(results.work["input"]) > 1e-3  # the motion did work: the comparison is not vacuous
 
 
 def test_unknown_formulation_and_method_are_named() -> None:

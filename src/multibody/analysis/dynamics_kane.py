@@ -1,11 +1,12 @@
 """Dynamic analysis in relative coordinates: Kane's equations integrated as an ODE.
 
-The state is ``y = (q, u, x, E)``: the tree's joint coordinates, the generalized speeds, the
-first-order states of the force elements that carry them (``State.x``) and the energy ``E``
-taken out by non-conservative forces and motions (a quadrature outside the error test).
+The state is ``y = (q, u, x, E, W)``: the tree's joint coordinates, the generalized speeds, the
+first-order states of the force elements that carry them (``State.x``), the energy ``E`` taken
+out by non-conservative forces and motions and the work ``W`` put in by motions, actuators,
+applied loads and user laws (quadratures outside the error test, as in the Cartesian DAE).
 ``dq/dt = N(q) u``, ``du/dt`` from ``KaneFormulation.accelerations`` (articulated-body
 recursion on a tree, Maggi's null-space equations with cut constraints), ``dx/dt`` the elements'
-state rates, ``dE/dt = -P``. Loads that read joint multipliers (``UserForce(joints=...)``) are
+state rates, ``dE/dt = -P``, ``dW/dt = P_in``. Loads that read joint multipliers (``UserForce(joints=...)``) are
 refused (``AnalysisError``): the tree joints have no multipliers in this formulation (their
 reactions are recovered after the fact, from the accelerations), and Maggi's form eliminates
 those of the cut joints.
@@ -52,6 +53,8 @@ from multibody.system.system import System
 
 KANE_METHODS = ("BDF", *SOLVERS)
 """Methods of the Kane formulation (the first is the default)."""
+QUADRATURES = 2
+"""Trailing entries of ``y`` that are quadratures: dissipated energy and input work [J]."""
 EXPLICIT_DRIFT = 100.0
 """Constraint violation, in units of the error test's (``KaneODE.drift_limits``), after which
 scipy's solvers are projected and restarted."""
@@ -77,29 +80,30 @@ class KaneODE:
         self._t = 0.0
         """time of the last implicit solve: the time ``finalize`` projects at"""
 
-    def split(self, y: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, float]:
-        """``(q, u, x, E)`` of ``y``."""
+    def split(self, y: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, float, float]:
+        """``(q, u, x, E, W)`` of ``y``."""
         n_qu = self.n_q + self.n_u
-        return y[: self.n_q], y[self.n_q : n_qu], y[n_qu : n_qu + self.n_x], float(y[-1])
+        return y[: self.n_q], y[self.n_q : n_qu], y[n_qu : n_qu + self.n_x], float(y[-2]), float(y[-1])
 
-    def join(self, q: FloatArray, u: FloatArray, x: FloatArray, energy: float) -> FloatArray:
+    def join(self, q: FloatArray, u: FloatArray, x: FloatArray, energy: float, work: float) -> FloatArray:
         """``y`` from its parts (the inverse of ``split``)."""
-        return np.concatenate([q, u, x, [energy]])
+        return np.concatenate([q, u, x, [energy, work]])
 
     def rate(self, t: float, y: FloatArray) -> FloatArray:
         """``dy/dt`` (n_q + n_u + n_x + 1,)."""
         form = self.formulation
-        q, u, x, _ = self.split(y)
+        q, u, x = self.split(y)[:3]
         state = form.evaluate(q, u, t, x)
         u_dot, constraint_power = form.accelerations(state)
         power = state.loads.nonconservative_power + constraint_power
-        return self.join(form.position_rate(q, u), u_dot, state.loads.state_rate, -power)
+        input_power = state.loads.input_power + constraint_power
+        return self.join(form.position_rate(q, u), u_dot, state.loads.state_rate, -power, input_power)
 
     # -- BDF's ImplicitProblem ---------------------------------------------------------------
     def error_weights(self, y: FloatArray, step_size: float, rtol: float, atol: float) -> FloatArray:
-        """``1 / (atol + rtol |y|)`` on q, u and x; zero on the energy quadrature."""
+        """``1 / (atol + rtol |y|)`` on q, u and x; zero on the quadratures."""
         weights = 1.0 / (atol + rtol * np.abs(y))
-        weights[-1] = 0.0
+        weights[-QUADRATURES:] = 0.0
         return weights
 
     def finalize(self, y: FloatArray) -> FloatArray:
@@ -149,7 +153,7 @@ class KaneODE:
         """``df/dy`` (n, n) by forward differences, one rate evaluation per column."""
         f0 = self.rate(t, y)
         jacobian = np.zeros((y.size, y.size))
-        for k in range(y.size - 1):  # the energy quadrature enters no rate
+        for k in range(y.size - QUADRATURES):  # the quadratures enter no rate
             step = 1e-7 * max(1.0, abs(y[k]))
             y_step = y.copy()
             y_step[k] += step
@@ -172,13 +176,13 @@ class KaneODE:
         form = self.formulation
         if not form.has_cuts:
             return None
-        q, u, x, energy = self.split(y)
+        q, u, x, energy, work = self.split(y)
         phi, B, nu = form.cut_constraints(form.evaluate(q, u, t, x))
         position_limit, velocity_limit = self.drift_limits(q, u, B)
         if np.all(np.abs(phi) <= position_limit) and np.all(np.abs(B @ u - nu) <= velocity_limit):
             return None
         q, u = form.project(q, u, t)
-        return self.join(q, u, x, energy)
+        return self.join(q, u, x, energy, work)
 
 
 def kane_dynamics(
@@ -206,7 +210,7 @@ def kane_dynamics(
     cartesian = CartesianFormulation(system)
     problem = KaneODE(form, rtol, atol, drift_factor=1.0 if method == "BDF" else EXPLICIT_DRIFT)
     q0 = form.reference_coordinates()
-    y0 = problem.join(q0, form.speeds_from_cartesian(q0, state.v, state.t), state.x, 0.0)
+    y0 = problem.join(q0, form.speeds_from_cartesian(q0, state.v, state.t), state.x, 0.0, 0.0)
     if not np.all(np.isfinite(problem.rate(state.t, y0))):
         diagnosis = MechanicalDAE(cartesian, "I3").diagnose(state.q, state.v, state.t)
         raise IntegrationError(f"the accelerations are not finite at t = {state.t:.6g} s: {diagnosis}", state.t, 0.0)
@@ -217,7 +221,7 @@ def kane_dynamics(
         stats = integrator.stats.as_dict
     else:
         atol_per_component = np.full(y0.size, atol)
-        atol_per_component[-1] = np.inf  # the energy quadrature is outside the error test
+        atol_per_component[-QUADRATURES:] = np.inf  # the quadratures are outside the error test
         integrator = ExplicitIntegrator(
             method, problem.rate, state.t, y0, t_end, rtol, atol_per_component, max_step, problem.project_drift
         )
@@ -235,14 +239,14 @@ def kane_dynamics(
         return frame
 
     def frame_at(t: float) -> Frame:
-        q, u, x, dissipated = problem.split(integrator.dense_output(t))
+        q, u, x, dissipated, input_work = problem.split(integrator.dense_output(t))
         q, u = form.project(q, u, t)
-        return continuous(_output_frame(form, cartesian, q, u, x, t, dissipated))
+        return continuous(_output_frame(form, cartesian, q, u, x, t, dissipated, input_work))
 
     return integrate_to_output(
         integrator,
         results_layout(system, "dynamics"),
-        continuous(_output_frame(form, cartesian, *problem.split(y0)[:3], state.t, 0.0)),
+        continuous(_output_frame(form, cartesian, *problem.split(y0)[:3], state.t, 0.0, 0.0)),
         frame_at,
         stats,
         t_end,
@@ -260,6 +264,7 @@ def _output_frame(
     x: FloatArray,
     t: float,
     dissipated: float,
+    input_work: float,
 ) -> Frame:
     """The Cartesian output frame of the tree state ``(q, u)`` with first-order states ``x`` at ``t`` [s]."""
     state = form.evaluate(q, u, t, x)
@@ -267,7 +272,12 @@ def _output_frame(
     acceleration = form.cartesian_accelerations(state, u_dot)
     evaluation = cartesian.evaluate(form.cartesian_positions(state), form.cartesian_velocities(state), t, x)
     return output_frame(
-        cartesian, evaluation, acceleration, joint_multipliers(cartesian, evaluation, acceleration), dissipated
+        cartesian,
+        evaluation,
+        acceleration,
+        joint_multipliers(cartesian, evaluation, acceleration),
+        dissipated,
+        input_work,
     )
 
 
