@@ -1,8 +1,8 @@
 """Results of an analysis: immutable arrays with named access, and streaming HDF5 storage."""
 
 from multibody.results.results import (
-    ENERGY_NAMES,
     CONTACT_MODES,
+    ENERGY_NAMES,
     BodyHistory,
     ContactHistory,
     ForceHistory,
@@ -14,9 +14,9 @@ from multibody.results.results import (
 from multibody.results.storage import FORMAT_VERSION, ResultsWriter, load_results, save_results
 
 __all__ = [
+    "CONTACT_MODES",
     "ENERGY_NAMES",
     "FORMAT_VERSION",
-    "CONTACT_MODES",
     "BodyHistory",
     "ContactHistory",
     "ForceHistory",
