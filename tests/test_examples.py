@@ -79,6 +79,7 @@ def test_the_shipped_examples_are_there() -> None:
     # The README and the report/animation tests name these; a renamed example must be noticed.
     assert EXAMPLE_NAMES == [
         "bouncing_ball",
+        "cam_follower",
         "crane_jib",
         "double_pendulum",
         "four_bar",
@@ -89,6 +90,7 @@ def test_the_shipped_examples_are_there() -> None:
         "pump_truck_boom",
         "quarter_car_study",
         "slider_crank",
+        "sliding_door",
         "two_mass_chain",
     ]
 
@@ -316,3 +318,47 @@ def test_quarter_car_starts_at_equilibrium_and_its_study_runs() -> None:
     assert result.failed == ()
     start = mb.dynamics(module.build(), 0.01, 0.01)
     assert start.body("body").acceleration[0, 2] == pytest.approx(c * module.BUMP_SPEED / ms, rel=1e-9)
+
+
+def test_sliding_door_bounces_off_its_stop_and_sticks_where_coulomb_says() -> None:
+    """Closed form: the door reaches the stop at v1 = sqrt(v0^2 - 2 mu_d g GAP), leaves at e v1
+    (POISSON) and slides back (e v1)^2 / (2 mu_d g). Friction also acts during the bumper's
+    contact, (pi / 2)(1 + 1/e) sqrt(m / k) long (a linear spring closing at k, opening at e^2 k):
+    that shifts the rest position by at most the rebound speed times that time, plus the
+    bristle's max_stiction_deformation (1e-4 m) where it sticks."""
+    module, _, results = run_example("sliding_door", 2.0)
+    g = 9.81
+    v1 = np.sqrt(module.SPEED**2 - 2.0 * module.MU_DYNAMIC * g * module.GAP)
+    rebound = module.RESTITUTION * v1
+    rest = module.GAP - rebound**2 / (2.0 * module.MU_DYNAMIC * g)
+    contact_time = 0.5 * np.pi * (1.0 + 1.0 / module.RESTITUTION) * np.sqrt(module.MASS / 1e7)
+    door = results.body("door")
+    assert door.position[-1, 0] == pytest.approx(rest, abs=rebound * contact_time + 1e-4)
+    assert abs(door.velocity[-1, 0]) < 1e-6
+    track = results.contact("track_friction")
+    assert track.mode[1] == mb.CONTACT_MODES.index("sliding")
+    assert track.mode[-1] == mb.CONTACT_MODES.index("sticking")
+    assert np.max(results.contact("bumper").normal_force) > 0.0  # the bumper did strike
+    assert_energy_conserved(results, rtol=1e-7)
+
+
+def test_cam_follower_lift_follows_the_eccentric_disc() -> None:
+    """Closed form: a flat face on an eccentric disc rises e (1 - cos(theta)); the contact presses
+    it in by F / (2 k) (two rims, each k per vertex) with F = preload + spring + weight + m lift'',
+    and the facets lower it by at most R (1 - cos(pi / N)) between vertices. Half a revolution
+    covers the whole lift."""
+    module, _, results = run_example("cam_follower", 0.5)
+    theta = module.CAM_SPEED * results.time
+    lift = module.ECCENTRICITY * (1.0 - np.cos(theta))
+    mass = module.FOLLOWER_MASS
+    force = (
+        module.SPRING_PRELOAD
+        + module.SPRING_RATE * lift
+        + mass * 9.81
+        + mass * module.ECCENTRICITY * module.CAM_SPEED**2 * np.cos(theta)
+    )
+    face = results.body("follower").position[:, 2] - (module.CAM_RADIUS - module.ECCENTRICITY)
+    sag = module.CAM_RADIUS * (1.0 - np.cos(np.pi / module.FACETS))
+    assert face == pytest.approx(lift - force / (2.0 * module.CONTACT_STIFFNESS), abs=sag)
+    assert np.ptp(face) > 0.019  # it did rise the full 2 e
+    assert np.all(results.contact("cam_contact").normal_force > 0.0)  # never lifts off, as F > 0 says

@@ -153,7 +153,7 @@ def test_unsupported_items_are_reported_with_their_lines() -> None:
     that change the motion make ``check`` refuse the model, naming them."""
     text = PENDULUM.replace(
         "ACCGRAV",
-        "FRICTION/1, JOINT = 1, MU_STATIC = 0.1\n"  # line 10: an unknown statement
+        "FIELD/1, I = 0201, J = 0101\n"  # line 10: an unknown statement
         "JOINT/2, RACKPIN, I = 0201, J = 0101, PD = 1\n"
         "GCON/3, I = 0201, FUNCTION = DX(0201)\n"
         "REQUEST/4, D, I = 0201, RESULTS_NAME = r\n"
@@ -163,7 +163,7 @@ def test_unsupported_items_are_reported_with_their_lines() -> None:
     imported = parse_adm(text, "m.adm")
     found = [(item.line, item.what, item.severity) for item in imported.report.items]
     assert found == [
-        (10, "statement FRICTION", "not simulated"),
+        (10, "statement FIELD", "not simulated"),
         (11, "JOINT/2, RACKPIN", "not simulated"),
         (12, "GCON/3, FUNCTION = DX(0201)", "not simulated"),
         (13, "REQUEST keyword RESULTS_NAME", "ignored"),

@@ -6,6 +6,7 @@ import numpy as np
 
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
+from multibody.formulation.forces import contact_names, contact_quantities
 from multibody.formulation.reactions import in_marker_axes, reactions
 from multibody.results import ResultsLayout
 from multibody.spatial import rotations
@@ -24,6 +25,7 @@ def results_layout(system: System, analysis: str) -> ResultsLayout:
         scene=system.scene,
         aliases=system.aliases,
         state_sizes=tuple((b.owner, b.nx) for b in system.layout.blocks if b.nx) if system.layout else (),
+        contact_names=contact_names(system),
     )
 
 
@@ -45,24 +47,36 @@ def output_frame(
     j_marker = system.constraint_markers[:, 1]
     kinetic = formulation.kinetic_energy(motion)
     potential = formulation.potential_energy(frames, state.loads)
-    return {
-        "time": np.asarray(frames.t),
-        "body/position": frames.p_WB_W[:-1],
-        "body/velocity": motion.v_WB_W[:-1],
-        "body/acceleration": a[:, rigid.TRANSLATION],
-        "body/euler_parameters": rotations.normalize(frames.e_WB),
-        "body/angular_velocity": motion.w_WB_W[:-1],
-        "body/angular_acceleration": np.einsum("bij,bj->bi", R_WB, a[:, rigid.ROTATION]),
-        "joint/reaction_force": force,
-        "joint/reaction_torque": torque,
-        "joint/reaction_force_in_j": in_marker_axes(frames, j_marker, force),
-        "joint/reaction_torque_in_j": in_marker_axes(frames, j_marker, torque),
-        "force/force": state.loads.force_W,
-        "force/torque": state.loads.torque_W,
-        "force/value": state.loads.value,
-        "energy/kinetic": np.asarray(kinetic),
-        "energy/potential": np.asarray(potential),
-        "energy/total": np.asarray(kinetic + potential),
-        "energy/dissipated": np.asarray(dissipated),
-        "work/input": np.asarray(input_work),
-    } | ({"state/x": state.x} if system.n_states else {})
+    return (
+        {
+            "time": np.asarray(frames.t),
+            "body/position": frames.p_WB_W[:-1],
+            "body/velocity": motion.v_WB_W[:-1],
+            "body/acceleration": a[:, rigid.TRANSLATION],
+            "body/euler_parameters": rotations.normalize(frames.e_WB),
+            "body/angular_velocity": motion.w_WB_W[:-1],
+            "body/angular_acceleration": np.einsum("bij,bj->bi", R_WB, a[:, rigid.ROTATION]),
+            "joint/reaction_force": force,
+            "joint/reaction_torque": torque,
+            "joint/reaction_force_in_j": in_marker_axes(frames, j_marker, force),
+            "joint/reaction_torque_in_j": in_marker_axes(frames, j_marker, torque),
+            "force/force": state.loads.force_W,
+            "force/torque": state.loads.torque_W,
+            "force/value": state.loads.value,
+            "energy/kinetic": np.asarray(kinetic),
+            "energy/potential": np.asarray(potential),
+            "energy/total": np.asarray(kinetic + potential),
+            "energy/dissipated": np.asarray(dissipated),
+            "work/input": np.asarray(input_work),
+        }
+        | ({"state/x": state.x} if system.n_states else {})
+        | _contact_frame(system, state, lam)
+    )
+
+
+def _contact_frame(system: System, state: Evaluation, lam: FloatArray) -> dict[str, np.ndarray]:
+    """The ``contact/...`` entries of a frame (none when no element reports contact)."""
+    if not contact_names(system):
+        return {}
+    quantities = contact_quantities(system, state.frames, state.motion, state.x, lam)
+    return {f"contact/{quantity}": values for quantity, values in quantities.items()}

@@ -162,7 +162,7 @@ class RigidBody(Body):
             raise ModelError(f"body '{name}': from_shape needs a solid shape (Box, Sphere, Mesh ...), got {shape!r}")
         properties = shape.mass_properties(density)
         body = cls(name, properties.mass, properties.inertia, **initial_conditions)  # type: ignore[arg-type]
-        body.shapes.append(PlacedShape(shape, -properties.center, np.eye(3)))
+        body.shapes.append(PlacedShape(shape, -properties.center, np.eye(3), body=body))
         return body
 
     def world_to_body(

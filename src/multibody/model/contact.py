@@ -1,4 +1,6 @@
-"""Contact pairs: two surfaces that may touch, each pair with a gap function and a restitution law.
+"""Impact pairs: two surfaces that may touch, each pair with a gap function and a restitution law
+(event-driven rigid impacts; the compliant contact force between shapes is ``mb.Contact``,
+``multibody.model.forces.contact``).
 
 A contact pair is described by a signed normal gap ``g(q)`` [m] (positive apart, zero touching,
 negative interpenetrating) written as one constraint-style row between an I and a J marker, so
@@ -26,8 +28,8 @@ DEFAULT_REST_VELOCITY = 1e-3
 """Normal impact speed [m/s] below which a contact settles into sustained contact."""
 
 
-class Contact(Element):
-    """A frictionless contact pair between the I marker's body and the J marker's body.
+class ImpactPair(Element):
+    """A frictionless, event-driven (rigid impact) contact pair between the I marker's body and the J marker's body.
 
     ``gap_kind`` is the constraint primitive whose residual is the gap: "in_plane"
     (``z_J . (p_I - p_J)``) or "distance" (``|p_I - p_J| - gap_offset``).
@@ -63,7 +65,7 @@ class Contact(Element):
         return (self.i_marker, self.j_marker)
 
 
-class PointPlaneContact(Contact):
+class PointPlaneContact(ImpactPair):
     """Point ``point`` (a marker origin) against the plane through ``plane``'s origin normal to its z-axis.
 
     The gap is positive on the +z side of the plane: put the point there in the input configuration.
@@ -80,7 +82,7 @@ class PointPlaneContact(Contact):
         super().__init__(name, point, plane, restitution, rest_velocity)
 
 
-class SpherePlaneContact(Contact):
+class SpherePlaneContact(ImpactPair):
     """Sphere of ``radius`` [m] centred at marker ``center`` against the plane of marker ``plane``
     (normal: its z-axis; the sphere lies on the +z side).
 
@@ -108,7 +110,7 @@ class SpherePlaneContact(Contact):
         )
 
 
-class SphereSphereContact(Contact):
+class SphereSphereContact(ImpactPair):
     """Sphere of ``radius_i`` centred at marker ``center_i`` against sphere of ``radius_j`` at ``center_j`` [m]."""
 
     gap_kind = "distance"

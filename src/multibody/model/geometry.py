@@ -10,7 +10,7 @@ Units: lengths [m], density [kg/m^3], mass [kg], inertia [kg m^2].
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -348,6 +348,30 @@ class Mesh(Shape):
         }
 
 
+class Plane(Shape):
+    """The x-y plane of S (normal: S z), for contact (``mb.Contact``): the solid side is below
+    (-z). Unbounded for contact; drawn as a square of edge ``size`` [m]. It has no volume."""
+
+    kind = "plane"
+
+    def __init__(self, size: float = 2.0, color: str | ArrayLike = "grey", opacity: float = 1.0) -> None:
+        self.size = positive_numbers("plane shape", "size", [size], 1)[0]
+        super().__init__(color, opacity)
+
+    def unit_mass_properties(self) -> MassProperties:
+        raise ModelError(f"{self.describe()}: a plane has no volume; give the body's mass and inertia explicitly")
+
+    def triangle_mesh(self, segments: int = MESH_SEGMENTS) -> trimesh.Trimesh:
+        import trimesh
+
+        half = 0.5 * self.size
+        corners = [[-half, -half, 0.0], [half, -half, 0.0], [half, half, 0.0], [-half, half, 0.0]]
+        return trimesh.Trimesh(np.array(corners), np.array([[0, 1, 2], [0, 2, 3]]), process=False)
+
+    def parameters(self) -> dict[str, Any]:
+        return {"size": self.size}
+
+
 class Link:
     """A capsule from marker ``start`` to marker ``end`` (both on the body it is added to) of ``radius`` [m]."""
 
@@ -361,11 +385,14 @@ class Link:
 
 @dataclass(frozen=True)
 class PlacedShape:
-    """A shape on a body: ``position`` p_BS (3,) [m] and ``orientation`` R_BS (3, 3) in body axes."""
+    """A shape on a body: ``position`` p_BS (3,) [m] and ``orientation`` R_BS (3, 3) in body axes;
+    ``body`` and ``marker`` (None at the body frame) say where it was placed (contact uses them)."""
 
     shape: Shape
     position: FloatArray
     orientation: FloatArray
+    body: Body | None = field(default=None, compare=False, repr=False)
+    marker: Marker | None = field(default=None, compare=False, repr=False)
 
     def description(self) -> dict[str, Any]:
         """The shape's description with its pose (position, rotation matrix rows) in body axes."""
@@ -393,18 +420,20 @@ def place_shape(body: Body, shape: Shape | Link, marker: Marker | None) -> Place
                 f"{owner}: link markers '{shape.start.name}' and '{shape.end.name}' coincide; a link needs two points"
             )
         capsule = Capsule(shape.radius, length, shape.color, shape.opacity)
-        return PlacedShape(capsule, 0.5 * (shape.start.position + shape.end.position), rotation_from_axes(axis))
+        return PlacedShape(
+            capsule, 0.5 * (shape.start.position + shape.end.position), rotation_from_axes(axis), body=body
+        )
     if not isinstance(shape, Shape):
         raise ModelError(
-            f"{owner}: expected a Box, Cylinder, Sphere, Ellipsoid, Capsule, Frustum, Mesh or Link, got {shape!r}"
+            f"{owner}: expected a Box, Cylinder, Sphere, Ellipsoid, Capsule, Frustum, Mesh, Plane or Link, got {shape!r}"
         )
     if marker is None:
-        return PlacedShape(shape, np.zeros(3), np.eye(3))
+        return PlacedShape(shape, np.zeros(3), np.eye(3), body=body)
     if marker.body is not body:
         raise ModelError(
             f"{owner}: {marker.describe()} is not on {body.describe()}; place shapes at the body's own markers"
         )
-    return PlacedShape(shape, marker.position.copy(), marker.orientation.copy())
+    return PlacedShape(shape, marker.position.copy(), marker.orientation.copy(), body=body, marker=marker)
 
 
 def _centred_triaxial(volume: float, lengths: FloatArray, divisor: float) -> MassProperties:
@@ -456,7 +485,7 @@ def nonnegative_number(owner: str, what: str, value: float) -> float:
 
 
 SHAPE_TYPES: dict[str, type[Shape]] = {
-    shape_type.kind: shape_type for shape_type in (Box, Sphere, Ellipsoid, Cylinder, Frustum, Capsule, Mesh)
+    shape_type.kind: shape_type for shape_type in (Box, Sphere, Ellipsoid, Cylinder, Frustum, Capsule, Mesh, Plane)
 }
 """Shape classes by their ``kind`` (the ``type`` of a shape description)."""
 

@@ -126,6 +126,18 @@ def real_number(owner: str, what: str, value: object) -> float:
     return float(array)
 
 
+def bounded_number(
+    owner: str, what: str, value: object, unit: str = "", lower: float = 0.0, strict: bool = False
+) -> float:
+    """``value`` as a float ``>= lower`` (``> lower`` when ``strict``), or a ``ModelError`` naming
+    ``owner``, ``what`` and its ``unit``."""
+    number = real_number(owner, f"{what} [{unit}]" if unit else what, value)
+    if number < lower or (strict and number == lower):
+        bound = f"{'>' if strict else '>='} {lower:g}{' ' + unit if unit else ''}"
+        raise ModelError(f"{owner}: {what} must be {bound}, got {value!r}")
+    return number
+
+
 def finite_vector(owner: str, what: str, value: ArrayLike, size: int = 3) -> NDArray[np.float64]:
     """``value`` as a float vector of ``size`` finite numbers, or a ``ModelError`` naming ``owner``."""
     vector = numbers(owner, what, value)

@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 
 from multibody.model.beam import FiniteSegmentBeam
 from multibody.model.body import Body, Ground, RigidBody
-from multibody.model.contact import Contact
+from multibody.model.contact import ImpactPair
 from multibody.model.element import Element, ModelError
 from multibody.model.forces.base import ForceElement
 from multibody.model.joints.base import Joint
@@ -39,7 +39,7 @@ class Model:
         self.joints: dict[str, Joint] = {}
         self.motions: dict[str, Motion] = {}
         self.forces: dict[str, ForceElement] = {}
-        self.contacts: dict[str, Contact] = {}
+        self.contacts: dict[str, ImpactPair] = {}
         self.beams: dict[str, FiniteSegmentBeam] = {}
         """beams made of parts (their segments and springs are in ``bodies`` and ``forces``)"""
         self._names: dict[str, Element] = {self.ground.name: self.ground}
@@ -76,7 +76,7 @@ class Model:
             collection = self.motions
         elif isinstance(element, ForceElement):
             collection = self.forces
-        elif isinstance(element, Contact):
+        elif isinstance(element, ImpactPair):
             collection = self.contacts
         else:
             raise ModelError(

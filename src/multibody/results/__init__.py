@@ -1,8 +1,10 @@
 """Results of an analysis: immutable arrays with named access, and streaming HDF5 storage."""
 
 from multibody.results.results import (
+    CONTACT_MODES,
     ENERGY_NAMES,
     BodyHistory,
+    ContactHistory,
     ForceHistory,
     HydraulicsHistory,
     JointHistory,
@@ -12,9 +14,11 @@ from multibody.results.results import (
 from multibody.results.storage import FORMAT_VERSION, ResultsWriter, load_results, save_results
 
 __all__ = [
+    "CONTACT_MODES",
     "ENERGY_NAMES",
     "FORMAT_VERSION",
     "BodyHistory",
+    "ContactHistory",
     "ForceHistory",
     "HydraulicsHistory",
     "JointHistory",

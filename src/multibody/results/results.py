@@ -121,6 +121,36 @@ class ForceHistory:
 
 
 @dataclass(frozen=True)
+class ContactHistory:
+    """What one contact (or joint friction) element's touching surfaces do over the output instants.
+
+    Attributes:
+        name: the element's name.
+        penetration: (T,) deepest penetration of the pair [m], 0 when apart (joint friction: 0).
+        point: (T, 3) contact point, world [m]: the normal-force-weighted centre of the pair's
+            contact points (the joint's I marker origin for joint friction).
+        normal: (T, 3) unit normal along which J pushes I, world (zero when apart or in a joint).
+        normal_force: (T,) total normal force [N] (joint friction: the normal load from the reaction).
+        friction_force: (T, 3) friction force on I, world [N].
+        slip_speed: (T,) sliding speed at the contact [m/s].
+        mode: (T,) 0 apart, 1 sticking (slip within the stiction velocity), 2 transition, 3 sliding.
+    """
+
+    name: str
+    penetration: FloatArray = _quantity(())
+    point: FloatArray = _quantity((3,))
+    normal: FloatArray = _quantity((3,))
+    normal_force: FloatArray = _quantity(())
+    friction_force: FloatArray = _quantity((3,))
+    slip_speed: FloatArray = _quantity(())
+    mode: FloatArray = _quantity(())
+
+
+CONTACT_MODES = ("apart", "sticking", "transition", "sliding")
+"""``ContactHistory.mode`` values by index."""
+
+
+@dataclass(frozen=True)
 class HydraulicsHistory:
     """Pressures and valve of one hydraulic cylinder over the output instants.
 
@@ -137,7 +167,7 @@ class HydraulicsHistory:
     force: FloatArray
 
 
-_History = TypeVar("_History", BodyHistory, JointHistory, ForceHistory)
+_History = TypeVar("_History", BodyHistory, JointHistory, ForceHistory, ContactHistory)
 
 
 @dataclass(frozen=True)
@@ -159,8 +189,9 @@ class _ElementGroup(Generic[_History]):
 _BODIES = _ElementGroup("body", "bodies", BodyHistory)
 _JOINTS = _ElementGroup("joint", "joints", JointHistory)
 _FORCES = _ElementGroup("force", "forces", ForceHistory)
+_CONTACTS = _ElementGroup("contact", "contacts", ContactHistory)
 # The order in which a channel's element name is looked up.
-_GROUPS: tuple[_ElementGroup[Any], ...] = (_BODIES, _JOINTS, _FORCES)
+_GROUPS: tuple[_ElementGroup[Any], ...] = (_BODIES, _JOINTS, _FORCES, _CONTACTS)
 
 
 @dataclass(frozen=True)
@@ -190,6 +221,9 @@ class ResultsLayout:
     state_sizes: tuple[tuple[str, int], ...] = ()
     """(element name, number of first-order states) per element that carries states, in the
     order of the ``"state/x"`` array"""
+    contact_names: tuple[str, ...] = ()
+    """names of the contact and joint friction elements (``Results.contact``); a layout without
+    them stores no contact arrays"""
 
     def __post_init__(self) -> None:
         for group in _GROUPS:
@@ -215,6 +249,8 @@ class ResultsLayout:
         element_names = self.element_names()
         for group in _GROUPS:
             count = len(element_names[group.key])
+            if group is _CONTACTS and not count:
+                continue
             for quantity, per_element_shape in group.quantities.items():
                 shapes[f"{group.key}/{quantity}"] = (count, *per_element_shape)
         for energy_name in ENERGY_NAMES:
@@ -372,6 +408,11 @@ class Results:
         """Output history of the named force; raises KeyError naming the forces if unknown."""
         return self._history(_FORCES, name)
 
+    def contact(self, name: str) -> ContactHistory:
+        """Contact history of the named contact or joint friction element (penetration, contact
+        point, normal and friction force, slip, mode); KeyError naming them if unknown."""
+        return self._history(_CONTACTS, name)
+
     def hydraulics(self, name: str) -> HydraulicsHistory:
         """Chamber pressures, spool position and force of the hydraulic cylinder ``name``
         (KeyError when ``name`` is not one)."""
@@ -409,7 +450,8 @@ class Results:
                 f"bad channel {spec!r}: write '<element>.<quantity>[.<component>]', "
                 "e.g. 'crank.angular_velocity.z', or 'energy.kinetic'"
             )
-        group = next((g for g in _GROUPS if element in self._indices[g.key]), None)
+        having = [g for g in _GROUPS if element in self._indices[g.key]]  # a contact is also a force
+        group = next((g for g in having if quantity in g.quantities), having[0] if having else None)
         if group is None:
             listing = "; ".join(f"{g.plural} are: {self._listing(g)}" for g in _GROUPS)
             raise KeyError(f"channel {spec!r}: no element {element!r} in the results; {listing}")

@@ -362,6 +362,7 @@ def load_results(path: str | os.PathLike[str]) -> Results:
             scene=file["scene"].asstr()[()] if "scene" in file else "",
             aliases=tuple(tuple(pair) for pair in json.loads(file.attrs.get("aliases", "[]"))),
             state_sizes=tuple((str(name), int(size)) for name, size in json.loads(file.attrs.get("state_sizes", "[]"))),
+            contact_names=tuple(file["contact/names"].asstr()[()]) if "contact/names" in file else (),
         )
         frame_count = int(file.attrs["frame_count"])
         # Files written before the work channels existed read as no work put in.

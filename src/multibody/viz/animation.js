@@ -23,6 +23,7 @@ const positions = decode(data.position, Float32Array); // (T, nb, 3)
 const quaternions = decode(data.quaternion, Float32Array); // (T, nb, 4) x y z w
 const forceVectors = decode(data.force, Float32Array); // (T, nf, 3) world [N]
 const torqueVectors = decode(data.torque, Float32Array); // (T, nf, 3) world [N m]
+const contactPoints = decode(data.contact_point, Float32Array); // (T, nf, 3) world [m]; NaN: not a contact
 const channelValues = decode(data.channel_values, Float32Array); // (T, nc)
 
 // ---------------------------------------------------------------- renderer, camera, lights
@@ -92,6 +93,7 @@ function shapeGeometry(shape) {
     case "ellipsoid": return new THREE.SphereGeometry(1, round, round / 2).scale(...shape.semi_axes);
     case "cylinder": return new THREE.CylinderGeometry(shape.radius, shape.radius, shape.length, round).rotateX(Math.PI / 2);
     case "capsule": return new THREE.CapsuleGeometry(shape.radius, shape.length, 8, round / 2).rotateX(Math.PI / 2);
+    case "plane": return new THREE.PlaneGeometry(shape.size, shape.size);
     case "frustum":
       return new THREE.CylinderGeometry(shape.top_radius, shape.bottom_radius, shape.length, round)
         .rotateX(Math.PI / 2).translate(0, 0, shape.length / 2);
@@ -376,8 +378,11 @@ function showFrame(frame) {
     const v = 3 * (frameIndex * forceCount + index);
     const vector = new THREE.Vector3(vectors[v], vectors[v + 1], vectors[v + 2]);
     const magnitude = vector.length();
-    arrow.visible = layerShown("forces") && magnitude > 1e-12 * largest;
-    arrow.position.copy(markerPoint(marker, scratch));
+    // a contact's force is drawn where it acts, the contact point (its torque is that force's moment)
+    const atContact = !Number.isNaN(contactPoints[v]);
+    arrow.visible = layerShown("forces") && magnitude > 1e-12 * largest && !(atContact && vectors === torqueVectors);
+    if (atContact) arrow.position.set(contactPoints[v], contactPoints[v + 1], contactPoints[v + 2]);
+    else arrow.position.copy(markerPoint(marker, scratch));
     if (magnitude > 0) {
       arrow.setDirection(vector.divideScalar(magnitude));
       const length = (0.3 * size * magnitude) / largest;

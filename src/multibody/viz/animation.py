@@ -104,9 +104,24 @@ def animation_data(results: Results, scene: dict[str, Any], channels: list[str],
         "quaternion": _base64(quaternion_xyzw, np.float32),
         "force": _base64(arrays["force/force"], np.float32),
         "torque": _base64(arrays["force/torque"], np.float32),
+        "contact_point": _base64(_contact_points(results), np.float32),
         "channels": [{"name": spec, "unit": channel_unit(spec, force_types)} for spec in channels],
         "channel_values": _base64(values, np.float32),
     }
+
+
+def _contact_points(results: Results) -> np.ndarray:
+    """(T, nf, 3) where each force element's arrow is drawn: the contact point of contacts (the
+    centre of their normal forces), NaN for the others (drawn at their I marker)."""
+    layout = results.layout
+    points = np.full((len(results), len(layout.force_names), 3), np.nan)
+    if layout.contact_names:
+        touching = results.arrays["contact/normal_force"] > 0.0
+        located = np.where(touching[..., None], results.arrays["contact/point"], np.nan)
+        for k, name in enumerate(layout.contact_names):
+            if name in layout.force_names and results.arrays["contact/penetration"][:, k].any():
+                points[:, layout.force_names.index(name)] = located[:, k]
+    return points
 
 
 def _base64(values: np.ndarray, dtype: type) -> str:

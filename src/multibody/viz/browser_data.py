@@ -49,7 +49,12 @@ def browser_data(results: Results) -> dict[str, Any]:
     for kind, names in results.layout.element_names().items():
         for index, name in enumerate(names):
             section = "contact" if kind == "force" and "Contact" in force_types.get(name, "") else kind
-            groups[section].append(_element(results, kind, name, index, force_types.get(name)))
+            element = _element(results, kind, name, index, force_types.get(name))
+            same = next((e for e in groups[section] if e["name"] == name), None)
+            if same is not None:  # a contact's own quantities join its force panels
+                same["panels"] += element["panels"]
+            else:
+                groups[section].append(element)
     work = results.work
     exchanged = {"input": work["input"], "dissipated": work["lost"]} if np.any(work["input"]) else {}
     groups["energy"].append({"name": "energy", "panels": energy_panels(results.energy | exchanged)})

@@ -20,6 +20,13 @@ QUANTITY_UNITS = {
     "force": "N",
     "torque": "N m",
     "energy": "J",
+    "penetration": "m",
+    "point": "m",
+    "normal": "-",
+    "normal_force": "N",
+    "friction_force": "N",
+    "slip_speed": "m/s",
+    "mode": "-",
 }
 """SI unit of every quantity a result channel can name."""
 
@@ -30,12 +37,13 @@ STANDARD_SETS = {
     "body": ("position", "velocity", "acceleration", "angular_velocity", "angular_acceleration"),
     "joint": ("reaction_force", "reaction_torque"),
     "force": ("force", "torque", "value"),
+    "contact": ("penetration", "normal_force", "friction_force", "slip_speed", "mode"),
 }
 """What one call plots for a body, a joint and a force element (as the post-processors of ADAMS do)."""
 
 
 def element_kind(results: Results, name: str) -> str | None:
-    """ "body", "joint" or "force" for an element name of ``results``, "energy", or None if unknown."""
+    """ "body", "joint" or "force" (a contact is a force) for an element name of ``results``, "energy", or None if unknown."""
     if name == "energy":
         return "energy"
     for kind, names in results.layout.element_names().items():

@@ -88,6 +88,24 @@ def element_loads(
     )
 
 
+def contact_names(system: System) -> tuple[str, ...]:
+    """Names of the force elements that report contact quantities (``ForceFamily.contact``), in
+    the order ``contact_quantities`` gives them."""
+    return tuple(
+        system.force_names[k] for group in system.force_groups if group.family.contact for k in group.arrays.element
+    )
+
+
+def contact_quantities(
+    system: System, frames: Pose, motion: Twist, x: FloatArray, lam: FloatArray
+) -> dict[str, FloatArray]:
+    """Contact quantities (``multibody.results.ContactHistory``) of the ``contact_names``
+    elements at one instant, each ``(n, ...)``."""
+    inputs = LoadInputs(frames.t, system, frames, motion, x, lam)
+    parts = [group.family.contact(group.arrays, inputs) for group in system.force_groups if group.family.contact]
+    return {quantity: np.concatenate([part[quantity] for part in parts]) for quantity in parts[0]}
+
+
 def generalized_element_forces(system: System, frames: Pose, loads: ElementLoads) -> FloatArray:
     """Generalized forces (nb+1, 6) of the element loads: world force and body-axes moment about
     the CM (``J^T`` of each loaded marker's body kind). The I marker's body takes ``(F, T)`` at I's

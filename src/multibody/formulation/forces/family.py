@@ -104,6 +104,9 @@ GroupBuilder = Callable[[Sequence[tuple[int, ForceElement]], GroupContext], Any]
 has ``element`` (IntArray, indices into ``System.force_names``)."""
 LoadKernel = Callable[[Any, LoadInputs, LoadOutputs], None]
 """``(group, inputs, outputs)``: write the group's rows of ``outputs`` and add its energies."""
+ContactKernel = Callable[[Any, LoadInputs], dict[str, FloatArray]]
+"""``(group, inputs) -> {quantity: (n, ...) array}``: what a contact-like family reports per
+element at an output instant (the quantities of ``multibody.results.ContactHistory``)."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,9 @@ class ForceFamily:
     element_types: tuple[type[ForceElement], ...]
     group: GroupBuilder
     loads: LoadKernel
+    contact: ContactKernel | None = None
+    """for families whose elements touch or slide (contact, friction): their contact quantities,
+    recorded in the results as ``res.contact(name)``"""
 
 
 @dataclass(frozen=True)

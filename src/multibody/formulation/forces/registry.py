@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from multibody.formulation.forces.applied import APPLIED_LOAD
 from multibody.formulation.forces.bushing import BUSHING
+from multibody.formulation.forces.contact import CONTACT
 from multibody.formulation.forces.expression import STATE_DEPENDENT_LOAD
 from multibody.formulation.forces.family import ForceFamily
+from multibody.formulation.forces.friction import JOINT_FRICTION
 from multibody.formulation.forces.hydraulic import HYDRAULIC_CYLINDER
 from multibody.formulation.forces.spring_damper import SPRING_DAMPER, TORSION_SPRING
 from multibody.formulation.forces.states import STATE_EQUATION
@@ -21,6 +23,8 @@ FAMILIES: tuple[ForceFamily, ...] = (
     USER_FORCE,
     STATE_EQUATION,
     HYDRAULIC_CYLINDER,
+    JOINT_FRICTION,
+    CONTACT,
 )
 
 

@@ -28,6 +28,7 @@ from multibody.io.adm.expressions import (
     UnsupportedFunction,
     compile_expression,
 )
+from multibody.io.adm.friction import build_friction
 from multibody.io.adm.functions import Curve
 from multibody.io.adm.graphics import Graphics, add_display_shape
 from multibody.io.adm.lexer import split_statements
@@ -239,6 +240,7 @@ class _Builder:
             "GFORCE": self.build_vector_load,
             "BUSHING": self.build_bushing,
             "SPRINGDAMPER": self.build_springdamper,
+            "FRICTION": lambda statement: build_friction(self, statement),
             "ACCGRAV": self.build_gravity,
             "DIFF": self.build_diff,
             "LSE": self.build_lse,

@@ -9,6 +9,8 @@ statement shares; ``ABBREVIATIONS`` lists the prefixes ADAMS resolves although t
 
 from __future__ import annotations
 
+from multibody.io.adm.friction import FRICTION_KEYWORDS
+
 Schema = dict[str, str]
 
 
@@ -80,6 +82,7 @@ DATASET: dict[str, Schema] = {
     | _kinds("flag", "TRANSLATIONAL", "ROTATIONAL")
     | _kinds("real", "K", "C", "LENGTH", "FORCE", "KT", "CT", "ANGLE", "TORQUE"),
     "GCON": {"I": "int", "FUNCTION": "expr"},
+    "FRICTION": FRICTION_KEYWORDS,
     "ACCGRAV": _kinds("real", "IGRAV", "JGRAV", "KGRAV"),
     "VARIABLE": {"FUNCTION": "expr", "IC": "real"},
     "SPLINE": {"X": "reals", "Y": "reals", "LINEAR_EXTRAPOLATE": "flag"},
