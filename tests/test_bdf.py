@@ -25,6 +25,9 @@ class LinearProblem:
     def finalize(self, y):
         return y
 
+    def step_limit(self, t, y):
+        return np.inf
+
     def error_weights(self, y, step_size, rtol, atol):
         return 1.0 / (atol + rtol * np.abs(y))
 

@@ -106,6 +106,11 @@ class KaneODE:
         weights[-QUADRATURES:] = 0.0
         return weights
 
+    def step_limit(self, t: float, y: FloatArray) -> float:
+        """Inf: Kane's ODE leaves the step to the error test (a contact ahead is the Cartesian
+        formulation's to watch; with Kane use ``max_step``)."""
+        return np.inf
+
     def finalize(self, y: FloatArray) -> FloatArray:
         """Unit Euler parameters, and the projection onto the cut constraints if they drifted."""
         projected = self.project_drift(self._t, y)

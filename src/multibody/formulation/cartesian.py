@@ -99,6 +99,8 @@ class CartesianFormulation:
         self._colors = _distance_two_coloring(system.adjacency)
         self.reads_multipliers = system.reads_multipliers
         """Whether any load depends on the multipliers of the constraint rows."""
+        self.limits_steps = any(group.family.step_limit for group in system.force_groups)
+        """Whether a force family limits the step size (``step_limit``)"""
         self.has_loads = bool(len(system.force_names))
         """Whether the model has force elements (whose loads and state rates are evaluated in Python)"""
         self._no_wrench = np.zeros((system.n_bodies, rigid.VELOCITY_WIDTH))
@@ -167,6 +169,14 @@ class CartesianFormulation:
             coefficients[:, 0], coefficients[:, 1], coefficients[:, 2], coefficients[:, 3]
         )
         return Evaluation(frames, motion, loads, wrench.reshape(-1), phi, G, nu, q, v, x, lam, jacobian, element_wrench)
+
+    def step_limit(self, q: FloatArray, v: FloatArray, t: float, x: FloatArray) -> float:
+        """The longest time step [s] the force elements allow from ``(q, v, t, x)``, so that no
+        step jumps over a contact (``forces.step_limit``); inf for models without such elements."""
+        if not self.limits_steps:
+            return np.inf
+        frames = kinematics.pose(self.system, q, t)
+        return forces.step_limit(self.system, frames, kinematics.twist(self.system, frames, v), x)
 
     def generalized_force(self, frames: Pose, motion: Twist, loads: forces.ElementLoads) -> FloatArray:
         """``Q`` (6 nb,): gravity, gyroscopic moments and force elements."""

@@ -95,6 +95,11 @@ class MechanicalDAE:
             weights[self.nq : self.nq + self.nv] *= step_size
         return weights
 
+    def step_limit(self, t: float, y: FloatArray) -> float:
+        """``CartesianFormulation.step_limit`` at ``y``."""
+        q, v, x, _, _ = self.split(y)
+        return self.formulation.step_limit(q, v, t, x)
+
     def finalize(self, y: FloatArray) -> FloatArray:
         """Unit Euler parameters."""
         out = y.copy()

@@ -92,6 +92,11 @@ class Index3Mechanics:
         """``y`` from its parts."""
         return np.concatenate([q, v, rest])
 
+    def step_limit(self, t: float, y: FloatArray) -> float:
+        """``CartesianFormulation.step_limit`` at ``y``."""
+        q, v, rest = self.split(y)
+        return self.formulation.step_limit(q, v, t, rest[: self.n_states])
+
     def finalize(self, y: FloatArray) -> FloatArray:
         """Unit Euler parameters."""
         out = y.copy()

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from multibody.spatial.rotations import FloatArray
 from multibody.model.joints import (
     AtPoint,
     Cylindrical,
@@ -49,6 +48,7 @@ from multibody.model.joints import (
     Universal,
 )
 from multibody.model.joints.base import AXIS_INDEX, Joint
+from multibody.spatial.rotations import FloatArray
 from multibody.system.system import ConstraintRows, System
 
 GROUND = -1

@@ -70,7 +70,7 @@ class ConvergenceMonitor:
         """Register the weighted norm of the latest increment."""
         self.iterations += 1
         self.norm = norm
-        if norm != norm:  # NaN
+        if np.isnan(norm):
             return Verdict.DIVERGING
         rate = None if not self._previous else norm / self._previous
         self.rate = rate

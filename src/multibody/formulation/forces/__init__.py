@@ -106,6 +106,14 @@ def contact_quantities(
     return {quantity: np.concatenate([part[quantity] for part in parts]) for quantity in parts[0]}
 
 
+def step_limit(system: System, frames: Pose, motion: Twist, x: FloatArray) -> float:
+    """The longest time step [s] the force elements allow from this instant (the smallest of the
+    families' ``step_limit``; inf when none limits)."""
+    inputs = LoadInputs(frames.t, system, frames, motion, x, np.zeros(len(system.rows)))
+    limits = [group.family.step_limit(group.arrays, inputs) for group in system.force_groups if group.family.step_limit]
+    return min(limits, default=np.inf)
+
+
 def generalized_element_forces(system: System, frames: Pose, loads: ElementLoads) -> FloatArray:
     """Generalized forces (nb+1, 6) of the element loads: world force and body-axes moment about
     the CM (``J^T`` of each loaded marker's body kind). The I marker's body takes ``(F, T)`` at I's

@@ -449,4 +449,38 @@ def contact_quantities(group: ContactGroup, inputs: LoadInputs) -> dict[str, Flo
     }
 
 
-CONTACT = ForceFamily("contact", (Contact,), build_group, evaluate_loads, contact_quantities)
+APPROACH_FRACTION = 0.25
+"""A step may carry a pair that is apart at most this fraction of its smaller bounding radius into
+contact: enough that approaching pairs are not crept up on, little enough that none is jumped."""
+
+
+def approach_step_limit(group: ContactGroup, inputs: LoadInputs) -> float:
+    """The longest step [s] in which no pair that is apart closes its bounding-sphere gap (a
+    plane's: the distance along its normal) by more than that gap plus ``APPROACH_FRACTION`` of
+    its smaller bounding radius, at the current closing speed (the bounding spheres' rims moving
+    with the bodies' spin included). Inf when no pair approaches."""
+    p_M, v_M, R_WM, w_M = inputs.p_M, inputs.v_M, inputs.R_WM, inputs.w_M
+    a, b = group.marker_a, group.marker_b
+    bound_a, bound_b = group.bound_a, group.bound_b
+    d = p_M[b] - p_M[a]
+    relative = v_M[b] - v_M[a] - cross(w_M[a], d)
+    plane_a, plane_b = np.isinf(bound_a), np.isinf(bound_b)
+    direction = np.where(plane_a[:, None], R_WM[a][:, :, 2], d / np.maximum(np.linalg.norm(d, axis=1), 1e-300)[:, None])
+    direction = np.where(plane_b[:, None], -R_WM[b][:, :, 2], direction)
+    finite_a, finite_b = np.where(plane_a, 0.0, bound_a), np.where(plane_b, 0.0, bound_b)
+    gap = np.einsum("nc,nc->n", d, direction) - finite_a - finite_b
+    closing = (
+        -np.einsum("nc,nc->n", relative, direction)
+        + finite_a * np.linalg.norm(w_M[a], axis=1)
+        + finite_b * np.linalg.norm(w_M[b], axis=1)
+    )
+    smaller = np.where(plane_a, finite_b, np.where(plane_b, finite_a, np.minimum(finite_a, finite_b)))
+    watched = (gap > 0.0) & (closing > 0.0) & ~(plane_a & plane_b)
+    if not np.any(watched):
+        return np.inf
+    return float(np.min((gap[watched] + APPROACH_FRACTION * smaller[watched]) / closing[watched]))
+
+
+CONTACT = ForceFamily(
+    "contact", (Contact,), build_group, evaluate_loads, contact_quantities, step_limit=approach_step_limit
+)

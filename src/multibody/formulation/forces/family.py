@@ -104,6 +104,10 @@ GroupBuilder = Callable[[Sequence[tuple[int, ForceElement]], GroupContext], Any]
 has ``element`` (IntArray, indices into ``System.force_names``)."""
 LoadKernel = Callable[[Any, LoadInputs, LoadOutputs], None]
 """``(group, inputs, outputs)``: write the group's rows of ``outputs`` and add its energies."""
+StepLimit = Callable[[Any, LoadInputs], float]
+"""``(group, inputs) -> step [s]``: the longest time step the family's elements allow from this
+instant (contact: the time in which no pair that is apart can go more than a fraction of its
+smaller body into the other, so that no step jumps over a touch)."""
 ContactKernel = Callable[[Any, LoadInputs], dict[str, FloatArray]]
 """``(group, inputs) -> {quantity: (n, ...) array}``: what a contact-like family reports per
 element at an output instant (the quantities of ``multibody.results.ContactHistory``)."""
@@ -121,6 +125,9 @@ class ForceFamily:
     contact: ContactKernel | None = None
     """for families whose elements touch or slide (contact, friction): their contact quantities,
     recorded in the results as ``res.contact(name)``"""
+    step_limit: StepLimit | None = None
+    """for families whose elements must not be stepped over (contact): the integrators' step
+    size is held below it"""
 
 
 @dataclass(frozen=True)

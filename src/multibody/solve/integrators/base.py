@@ -57,6 +57,11 @@ class ImplicitProblem(Protocol):
         """Solve ``y = base + c * dy/dt(t, y, z)`` by Newton from ``predicted``."""
         ...
 
+    def step_limit(self, t: float, y: FloatArray) -> float:
+        """The longest step [s] the equations allow from ``(t, y)`` whatever the error estimate
+        says (a contact ahead must not be stepped over); inf when nothing limits it."""
+        ...
+
     def finalize(self, y: FloatArray) -> FloatArray:
         """Project an accepted ``y`` back onto its manifold (unit Euler parameters)."""
         ...

@@ -101,8 +101,9 @@ class BDF:
         """Advance one accepted step (``t_old`` -> ``t``); raises ``IntegrationError``."""
         t, order = self.t, self.order
         min_step = 10.0 * np.finfo(float).eps * max(abs(t), 1.0)
-        if self.h > self.max_step:
-            self._rescale(self.max_step / self.h)
+        longest = min(self.max_step, self.problem.step_limit(t, self.y))
+        if self.h > longest:
+            self._rescale(max(longest, min_step) / self.h)
         while True:
             if self.h < min_step:
                 raise IntegrationError(

@@ -213,7 +213,7 @@ class GeneralizedAlpha:
         nx = problem.n_states
         x, quadratures = rest[:nx], rest[nx:]
         min_step = 10.0 * np.finfo(float).eps * max(abs(t), 1.0)
-        h = min(self.h, self.max_step)
+        h = max(min(self.h, self.max_step, problem.step_limit(t, self.y)), min_step)
         # a_{n+1} = (1 - alpha_f)/(1 - alpha_m) dv_{n+1} + (alpha_f dv_n - alpha_m a_n)/(1 - alpha_m),
         # and the same for the states' w_{n+1} from F_{n+1}
         slope = (1.0 - self.alpha_f) / (1.0 - self.alpha_m)
