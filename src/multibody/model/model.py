@@ -78,6 +78,8 @@ class Model:
                 raise ModelError(f"{element.describe()}: {marker.describe()} is not in model '{self.name}'; {remedy}")
         collection[element.name] = element
         self._names[element.name] = element
+        for part in getattr(element, "parts", ()):
+            self.add(part)
         return element
 
     def _owns(self, body: Body) -> bool:

@@ -7,6 +7,7 @@ from multibody.formulation.forces.bushing import BUSHING
 from multibody.formulation.forces.expression import STATE_DEPENDENT_LOAD
 from multibody.formulation.forces.family import ForceFamily
 from multibody.formulation.forces.hydraulic import HYDRAULIC_CYLINDER
+from multibody.formulation.forces.rope import ROPE
 from multibody.formulation.forces.spring_damper import SPRING_DAMPER, TORSION_SPRING
 from multibody.formulation.forces.states import STATE_EQUATION
 from multibody.formulation.forces.user import USER_FORCE
@@ -21,6 +22,7 @@ FAMILIES: tuple[ForceFamily, ...] = (
     USER_FORCE,
     STATE_EQUATION,
     HYDRAULIC_CYLINDER,
+    ROPE,
 )
 
 

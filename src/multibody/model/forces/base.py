@@ -23,6 +23,8 @@ class ForceElement(Element):
     advance them with the mechanical ones and the element's kernel gives their rates."""
     read_joints: tuple = ()
     """joints and motions whose multipliers the element's kernel reads (Newton takes the coupling)"""
+    parts: tuple[ForceElement, ...] = ()
+    """force elements that come with this one (a rope's spans): ``Model.add`` adds them after it"""
 
     def __init__(self, name: str, i_marker: Marker, j_marker: Marker | None = None) -> None:
         super().__init__(name)
