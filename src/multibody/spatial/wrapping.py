@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numpy.typing import NDArray
 
 from multibody.spatial.rotations import FloatArray
 
@@ -96,6 +97,47 @@ def arc_angle(C: FloatArray, z: FloatArray, sense: float, X_from: FloatArray, X_
     b = X_to - C
     angle = np.arctan2(z @ np.cross(a, b), a @ b)
     return (sense * angle) % (2.0 * np.pi)
+
+
+@njit(cache=True)
+def rope_length(
+    p_M: FloatArray,
+    R_WM: FloatArray,
+    markers: NDArray[np.int64],
+    radius: FloatArray,
+    sense: FloatArray,
+    winch_state: NDArray[np.int64],
+    length_per_radian: FloatArray,
+    tangent_angle: FloatArray,
+    x: FloatArray,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, float, float]:
+    """One rope's path (route points ``markers`` (n,)) at marker frames ``p_M``/``R_WM``:
+    ``(X_in, X_out, span_length, wrap_angle, L, p)`` (``wrapped_path``'s, then the path length
+    ``L`` [m] with the arc on each winch from its initial tangent point, and the paid-out length
+    ``p`` [m]). A winch end has its drum angle [rad] (turn about its axle since t = 0) at
+    ``x[winch_state[k]]``, its stored length per radian and initial tangent angle in its marker's
+    x-y plane; ``winch_state[k]`` is -1 at the other points."""
+    n = markers.shape[0]
+    C = np.empty((n, 3))
+    z = np.empty((n, 3))
+    for k in range(n):
+        C[k] = p_M[markers[k]]
+        z[k] = R_WM[markers[k]][:, 2]
+    X_in, X_out, span_length, wrap_angle = wrapped_path(C, z, radius, sense)
+    length = span_length.sum() + radius @ wrap_angle
+    paid_out = 0.0
+    for k in (0, n - 1):
+        if winch_state[k] < 0:
+            continue
+        end = 1.0 if k == 0 else -1.0  # the rope leaves the first point and arrives at the last
+        drum_angle = x[winch_state[k]]
+        arm = R_WM[markers[k]].T @ ((X_out[k] if k == 0 else X_in[k]) - C[k])
+        # the tangent point's turn about the axle in world terms: its angle on the drum plus the drum's turn
+        turn = np.arctan2(arm[1], arm[0]) - tangent_angle[k] + drum_angle
+        turn = (turn + np.pi) % (2.0 * np.pi) - np.pi
+        length += end * sense[k] * radius[k] * turn
+        paid_out += end * sense[k] * length_per_radian[k] * drum_angle
+    return X_in, X_out, span_length, wrap_angle, length, paid_out
 
 
 def path_polyline(

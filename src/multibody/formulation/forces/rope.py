@@ -33,7 +33,7 @@ from multibody.formulation.forces.family import (
 from multibody.model.forces.base import ForceElement
 from multibody.model.forces.rope import WINCH, Rope, RopeSpan
 from multibody.spatial.rotations import FloatArray
-from multibody.spatial.wrapping import wrapped_path
+from multibody.spatial.wrapping import rope_length
 
 
 @dataclass(frozen=True)
@@ -96,45 +96,6 @@ def build_ropes(members: Sequence[tuple[int, ForceElement]], context: GroupConte
         axial_stiffness=np.array([rope.axial_stiffness for _, rope in ropes], dtype=float),
         damping=np.array([rope.damping for _, rope in ropes], dtype=float),
     )
-
-
-@njit(cache=True)
-def rope_length(
-    p_M: FloatArray,
-    R_WM: FloatArray,
-    markers: IntArray,
-    radius: FloatArray,
-    sense: FloatArray,
-    winch_state: IntArray,
-    length_per_radian: FloatArray,
-    tangent_angle: FloatArray,
-    x: FloatArray,
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, float, float]:
-    """One rope's path (route points ``markers`` (n,)) at marker frames ``p_M``/``R_WM``:
-    ``(X_in, X_out, span_length, wrap_angle, L, p)`` (``wrapped_path``'s, then the path length
-    ``L`` [m] with the arc on each winch from its initial tangent point, and the paid-out length
-    ``p`` [m])."""
-    n = markers.shape[0]
-    C = np.empty((n, 3))
-    z = np.empty((n, 3))
-    for k in range(n):
-        C[k] = p_M[markers[k]]
-        z[k] = R_WM[markers[k]][:, 2]
-    X_in, X_out, span_length, wrap_angle = wrapped_path(C, z, radius, sense)
-    length = span_length.sum() + radius @ wrap_angle
-    paid_out = 0.0
-    for k in (0, n - 1):
-        if winch_state[k] < 0:
-            continue
-        end = 1.0 if k == 0 else -1.0  # the rope leaves the first point and arrives at the last
-        drum_angle = x[winch_state[k]]
-        arm = R_WM[markers[k]].T @ ((X_out[k] if k == 0 else X_in[k]) - C[k])
-        # the tangent point's turn about the axle in world terms: its angle on the drum plus the drum's turn
-        turn = np.arctan2(arm[1], arm[0]) - tangent_angle[k] + drum_angle
-        turn = (turn + np.pi) % (2.0 * np.pi) - np.pi
-        length += end * sense[k] * radius[k] * turn
-        paid_out += end * sense[k] * length_per_radian[k] * drum_angle
-    return X_in, X_out, span_length, wrap_angle, length, paid_out
 
 
 @njit(cache=True)
