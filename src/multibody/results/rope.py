@@ -26,6 +26,9 @@ class RopeHistory:
         span_length: (T, n - 1) free span lengths [m].
         wrap_angle: (T, n) angle each pulley is wrapped over [rad] (0 at the ends).
         tangent_points: (T, n, 2, 3) entry and exit tangent points, world [m].
+        centres: (T, n, 3) route points' marker origins (pulley centres), world [m].
+        axles: (T, n, 3) their z-axes, world.
+        sense: (n,) the sense the rope runs round each point (+1 counterclockwise about its axle).
     """
 
     name: str
@@ -35,6 +38,9 @@ class RopeHistory:
     span_length: FloatArray
     wrap_angle: FloatArray
     tangent_points: FloatArray
+    centres: FloatArray
+    axles: FloatArray
+    sense: FloatArray
 
     def tension_at(self, point: str) -> FloatArray:
         """(T, 2) tension [N] where the rope enters and leaves route point ``point`` (its name);
@@ -42,6 +48,19 @@ class RopeHistory:
         if point not in self.points:
             raise KeyError(f"rope '{self.name}' has no route point '{point}'; its points: {', '.join(self.points)}")
         return np.repeat(self.tension[:, None], 2, axis=1)
+
+    def polyline(self, points_per_arc: int = 8) -> FloatArray:
+        """(T, k, 3) the rope drawn through its tangent points and arcs, world [m]
+        (``multibody.spatial.wrapping.path_polyline`` at every instant)."""
+        from multibody.spatial.wrapping import path_polyline
+
+        X = self.tangent_points
+        return np.array(
+            [
+                path_polyline(self.centres[t], self.axles[t], self.sense, X[t, :, 0], X[t, :, 1], points_per_arc)
+                for t in range(len(self.tension))
+            ]
+        ).reshape(len(self.tension), -1, 3)
 
 
 def rope_history(results: Results, name: str, rope: dict[str, Any], markers: list[dict[str, Any]]) -> RopeHistory:
@@ -88,4 +107,7 @@ def rope_history(results: Results, name: str, rope: dict[str, Any], markers: lis
         span_length=spans,
         wrap_angle=wraps,
         tangent_points=tangent_points,
+        centres=p_WM,
+        axles=np.ascontiguousarray(R_WM[..., 2]),
+        sense=columns["sense"],
     )

@@ -141,22 +141,16 @@ def rope_length(
 
 
 def path_polyline(
-    C: FloatArray,
-    z: FloatArray,
-    radius: FloatArray,
-    sense: FloatArray,
-    X_in: FloatArray,
-    X_out: FloatArray,
-    points_per_radian: float = 4.0,
+    C: FloatArray, z: FloatArray, sense: FloatArray, X_in: FloatArray, X_out: FloatArray, points_per_arc: int = 8
 ) -> FloatArray:
-    """The rope as a polyline (k, 3): each circle's arc from entry to exit sampled at about
-    ``points_per_radian`` points per radian, joined by the straight spans (for drawing)."""
+    """The rope as a polyline (2 + (n - 2) (points_per_arc + 1), 3) for drawing: the first
+    point's tangent point, each middle circle's arc from entry to exit (``points_per_arc + 1``
+    points, a point circle repeats its centre), the last point's tangent point."""
     points = [X_out[0]]
     for k in range(1, len(C) - 1):
-        angle = arc_angle(C[k], z[k], sense[k], X_in[k], X_out[k]) if radius[k] > 0.0 else 0.0
-        count = max(int(np.ceil(angle * points_per_radian)), 1)
-        a = X_in[k] - C[k]
-        for phi in np.linspace(0.0, sense[k] * angle, count + 1):
-            points.append(C[k] + np.cos(phi) * a + np.sin(phi) * np.cross(z[k], a))
+        arm = X_in[k] - C[k]
+        angle = arc_angle(C[k], z[k], sense[k], X_in[k], X_out[k])
+        for phi in np.linspace(0.0, sense[k] * angle, points_per_arc + 1):
+            points.append(C[k] + np.cos(phi) * arm + np.sin(phi) * np.cross(z[k], arm))
     points.append(X_in[-1])
     return np.array(points)
