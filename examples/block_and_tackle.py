@@ -75,7 +75,9 @@ def build() -> mb.Model:
     drum = model.add(mb.RigidBody("drum", 50.0, (1.0, 1.0, 1.0), position=drum_centre))
     axle = drum.add_marker("axle", z_axis=AXLE)
     drum.add_shape(mb.Cylinder(DRUM_RADIUS, 0.3, color="#4a6fa5"), axle)
-    drum_joint = model.add(mb.Revolute("drum_axle", axle, model.ground.add_marker("drum_axle", drum_centre, z_axis=AXLE)))
+    drum_joint = model.add(
+        mb.Revolute("drum_axle", axle, model.ground.add_marker("drum_axle", drum_centre, z_axis=AXLE))
+    )
     model.add(mb.Motion("reel", drum_joint, velocity=drum_speed))
     sheaves = [
         block.add_marker("sheave_1", (hook_x[0], 0, -DROP), z_axis=AXLE, frame="world"),

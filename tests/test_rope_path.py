@@ -92,7 +92,9 @@ def test_block_and_tackle_with_vertical_falls_carries_the_weight_in_equal_parts(
     left, right = _anchors(model, lower_x[0] - r, lower_x[-1] + r)
     W = 10.0 * G
     model.add(  # a pretension off the answer keeps the tension-only rope taut at the start of the solve
-        mb.Rope("rope", [left, *route, right], diameter=0.01, axial_stiffness=1e6, mass_per_length=0.1, pretension=W / 3)
+        mb.Rope(
+            "rope", [left, *route, right], diameter=0.01, axial_stiffness=1e6, mass_per_length=0.1, pretension=W / 3
+        )
     )
     res = mb.statics(model)
     assert res.force("rope").value[-1] == pytest.approx(W / falls, rel=1e-9)
@@ -113,8 +115,8 @@ def test_two_inclined_falls_carry_the_weight_over_their_cosine() -> None:
     res = mb.statics(model)
     rope = res.rope("rope")
     X_in = rope.tangent_points[-1, 1, 0]
-    fall = left_fall = X_in - np.array([-0.8, 0.0, 0.0])
-    cos_a = abs(fall[2]) / np.linalg.norm(left_fall)
+    left_fall = X_in - np.array([-0.8, 0.0, 0.0])
+    cos_a = abs(left_fall[2]) / np.linalg.norm(left_fall)
     assert cos_a < 0.9  # really inclined
     assert rope.tension[-1] == pytest.approx(5.0 * G / (2 * cos_a), rel=1e-9)
 
@@ -125,7 +127,9 @@ def _winch_model(reel: float, ramp: float, hold: float, damping: float, EA: floa
     model, route = _block_model("winch", [0.0], 0.1, 2.0, 10.0)
     drum = model.add(mb.RigidBody("drum", mass=2.0, inertia=(0.05, 0.05, 0.05), position=(-0.3, 0, 0)))
     axle = drum.add_marker("axle", z_axis=Y_AXLE)
-    turn = model.add(mb.Revolute("drum_axle", axle, model.ground.add_marker("axle_g", position=(-0.3, 0, 0), z_axis=Y_AXLE)))
+    turn = model.add(
+        mb.Revolute("drum_axle", axle, model.ground.add_marker("axle_g", position=(-0.3, 0, 0), z_axis=Y_AXLE))
+    )
     speed = reel / (ramp + hold)
 
     def spin(t: float) -> float:  # smooth trapezoid of angular velocity [rad/s], area ``reel``

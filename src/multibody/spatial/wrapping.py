@@ -31,9 +31,7 @@ _TOLERANCE = 1e-14
 
 
 @njit(cache=True)
-def tangent_point(
-    C: FloatArray, z: FloatArray, radius: float, sense: float, role: int, P: FloatArray
-) -> FloatArray:
+def tangent_point(C: FloatArray, z: FloatArray, radius: float, sense: float, role: int, P: FloatArray) -> FloatArray:
     """Where a line through point ``P`` (3,) touches the circle (centre ``C`` (3,), unit axle
     ``z`` (3,), ``radius`` [m]) with the rope running round it in ``sense`` (+1/-1 about ``z``):
     ``role`` EXIT when the rope leaves the circle towards ``P``, ENTRY when it comes from ``P``.

@@ -66,7 +66,9 @@ def build_ropes(members: Sequence[tuple[int, ForceElement]], context: GroupConte
     """The ropes of ``members`` (their spans come along as members too)."""
     span_row = {id(element): k for k, element in members if isinstance(element, RopeSpan)}
     ropes = [(k, element) for k, element in members if isinstance(element, Rope)]
-    columns: dict[str, list] = {key: [] for key in ("marker", "radius", "sense", "span", "state", "per_radian", "angle")}
+    columns: dict[str, list] = {
+        key: [] for key in ("marker", "radius", "sense", "span", "state", "per_radian", "angle")
+    }
     route_start, rest_length = [0], []
     for _, rope in ropes:
         reeving = rope.reeving()

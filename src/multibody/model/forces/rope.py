@@ -77,7 +77,9 @@ class Winch(Pulley):
                 f"{self.describe()}: marker '{marker.name}' is on ground, so the drum cannot turn; "
                 "put the marker on the drum's body (a body with a revolute joint)"
             )
-        self.groove_pitch = None if groove_pitch is None else _positive(self.describe(), "groove_pitch", groove_pitch, "m")
+        self.groove_pitch = (
+            None if groove_pitch is None else _positive(self.describe(), "groove_pitch", groove_pitch, "m")
+        )
 
     @property
     def length_per_radian(self) -> float:
@@ -234,7 +236,9 @@ class Rope(ForceElement):
         poses = [_input_pose(m) for m in markers]
         C = np.array([p for p, _ in poses])
         z = np.array([R[:, 2] for _, R in poses])
-        kind = tuple(WINCH if isinstance(p, Winch) else PULLEY if isinstance(p, Pulley) else ANCHOR for p in self.points)
+        kind = tuple(
+            WINCH if isinstance(p, Winch) else PULLEY if isinstance(p, Pulley) else ANCHOR for p in self.points
+        )
         radius = np.array([0.0 if isinstance(p, Marker) else p.radius for p in self.points])
         sense = np.array(self.given_sense)
         for k in range(len(sense)):
