@@ -49,6 +49,19 @@ def test_tangent_line_between_tilted_circles_is_tangent_to_both() -> None:
         assert u @ (sense[k] * np.cross(z[k], arm)) > 0.0
 
 
+def _on_vertical_slide(model: mb.Model, name: str, mass: float, depth: float) -> mb.RigidBody:
+    """A body of ``mass`` [kg] at ``depth`` [m] below the origin, free only to slide vertically."""
+    body = model.add(mb.RigidBody(name, mass=mass, inertia=(0.1, 0.1, 0.1), position=(0.0, 0.0, -depth)))
+    model.add(
+        mb.Translational(
+            "slide",
+            body.add_marker("slide", z_axis=(0, 0, 1)),
+            model.ground.add_marker("slide_g", position=(0, 0, -depth), z_axis=(0, 0, 1)),
+        )
+    )
+    return body
+
+
 def _block_model(
     name: str, fall_x: list[float], radius: float, drop: float, mass: float, top_pulley_x: list[float] = ()
 ) -> tuple[mb.Model, list]:
@@ -56,14 +69,7 @@ def _block_model(
     centres, at depth ``drop``), fixed pulleys at ``top_pulley_x`` (at height 0), the rope anchored
     at height 0 on ground at both ends, left of the first movable pulley and right of the last."""
     model = mb.Model(name)
-    block = model.add(mb.RigidBody("block", mass=mass, inertia=(0.1, 0.1, 0.1), position=(0.0, 0.0, -drop)))
-    model.add(
-        mb.Translational(
-            "slide",
-            block.add_marker("slide", z_axis=(0, 0, 1)),
-            model.ground.add_marker("slide_g", position=(0, 0, -drop), z_axis=(0, 0, 1)),
-        )
-    )
+    block = _on_vertical_slide(model, "block", mass, drop)
     lower = [mb.Pulley(f"low{k}", block.add_marker(f"low{k}", position=(x, 0, 0), z_axis=Y_AXLE), radius)
              for k, x in enumerate(fall_x)]  # fmt: skip
     upper = [mb.Pulley(f"up{k}", model.ground.add_marker(f"up{k}", position=(x, 0, 0), z_axis=Y_AXLE), radius)
@@ -190,14 +196,7 @@ def test_mass_on_a_rope_oscillates_at_the_axial_frequency() -> None:
     upward mean crossings (interpolated) to 1e-4, the integration phase error at rtol 1e-8."""
     EA, m, L = 1e5, 10.0, 2.0
     model = mb.Model("hanging")
-    load = model.add(mb.RigidBody("load", mass=m, inertia=(0.1, 0.1, 0.1), position=(0, 0, -L)))
-    model.add(
-        mb.Translational(
-            "slide",
-            load.add_marker("slide", z_axis=(0, 0, 1)),
-            model.ground.add_marker("slide_g", position=(0, 0, -L), z_axis=(0, 0, 1)),
-        )
-    )
+    load = _on_vertical_slide(model, "load", m, L)
     top = model.ground.add_marker("top")
     model.add(mb.Rope("rope", [top, load.add_marker("hook")], diameter=0.01, axial_stiffness=EA, mass_per_length=0.1))
     period = 2 * np.pi * np.sqrt(m * L / EA)
