@@ -127,33 +127,41 @@ def test_two_inclined_falls_carry_the_weight_over_their_cosine() -> None:
     assert rope.tension[-1] == pytest.approx(5.0 * G / (2 * cos_a), rel=1e-9)
 
 
-def _winch_model(reel: float, ramp: float, hold: float, damping: float, EA: float) -> tuple[mb.Model, float]:
-    """A block on two vertical falls, one end on a drum (radius 0.2 m) that turns by -``reel`` rad
-    (reeling in) over a smooth ramp up, a hold and a ramp down, the other anchored on ground."""
+def _winch_model(
+    reel: float, ramp: float, hold: float, damping: float, EA: float, winch_last: bool = False
+) -> tuple[mb.Model, float]:
+    """A block on two vertical falls, one end on a drum (radius 0.2 m) that reels in ``reel`` rad
+    over a smooth ramp up, a hold and a ramp down, the other anchored on ground. The drum is left
+    of the block as the first route point, or right of it as the last (``winch_last``): either way
+    the rope runs counterclockwise about its axle (+y), so reeling in is a turn about -y at the
+    start of the route and about +y at its end."""
     model, route = _block_model("winch", [0.0], 0.1, 2.0, 10.0)
-    drum = model.add(mb.RigidBody("drum", mass=2.0, inertia=(0.05, 0.05, 0.05), position=(-0.3, 0, 0)))
+    side = 1.0 if winch_last else -1.0
+    drum = model.add(mb.RigidBody("drum", mass=2.0, inertia=(0.05, 0.05, 0.05), position=(0.3 * side, 0, 0)))
     axle = drum.add_marker("axle", z_axis=Y_AXLE)
     turn = model.add(
-        mb.Revolute("drum_axle", axle, model.ground.add_marker("axle_g", position=(-0.3, 0, 0), z_axis=Y_AXLE))
+        mb.Revolute("drum_axle", axle, model.ground.add_marker("axle_g", position=(0.3 * side, 0, 0), z_axis=Y_AXLE))
     )
     speed = reel / (ramp + hold)
 
     def spin(t: float) -> float:  # smooth trapezoid of angular velocity [rad/s], area ``reel``
         up = 0.5 * (1 - np.cos(np.pi * np.clip(t / ramp, 0, 1)))
         down = 0.5 * (1 - np.cos(np.pi * np.clip((t - ramp - hold) / ramp, 0, 1)))
-        return -speed * (up - down)
+        return side * speed * (up - down)
 
     model.add(mb.Motion("reel", turn, velocity=spin))
     winch = mb.Winch("winch", axle, 0.2)
-    right = model.ground.add_marker("anchor_right", position=(0.1, 0, 0))
+    anchor = model.ground.add_marker("anchor", position=(-0.1 * side, 0, 0))
+    route = [anchor, *route, winch] if winch_last else [winch, *route, anchor]
     model.add(
-        mb.Rope("rope", [winch, *route, right], diameter=0.01, axial_stiffness=EA, mass_per_length=0.1,
+        mb.Rope("rope", route, diameter=0.01, axial_stiffness=EA, mass_per_length=0.1,
                 damping=damping, pretension=10.0 * G / 2)
     )  # fmt: skip
     return model, speed
 
 
-def test_winch_reeling_in_lifts_the_block_by_the_paid_in_length_over_the_falls() -> None:
+@pytest.mark.parametrize("winch_last", [False, True])
+def test_winch_reeling_in_lifts_the_block_by_the_paid_in_length_over_the_falls(winch_last: bool) -> None:
     """References: the paper's example 1 kinematics for the massless kind (a pulley on two vertical
     falls, one end reeled in at speed v: the pulley centre moves at v/2; its spin is not set by
     a massless frictionless path) and the block and tackle: the block rises by paid-in length / 2.
@@ -162,7 +170,7 @@ def test_winch_reeling_in_lifts_the_block_by_the_paid_in_length_over_the_falls()
     damped start-up transient; the final rise, 1e-6 m, is integration error (rtol 1e-7) after the
     transient has died out."""
     reel, r_drum, EA = 2 * np.pi, 0.2, 1e6
-    model, speed = _winch_model(reel, 0.5, 1.0, damping=2000.0, EA=EA)
+    model, speed = _winch_model(reel, 0.5, 1.0, damping=2000.0, EA=EA, winch_last=winch_last)
     res = mb.dynamics(model, 3.0, 0.01, rtol=1e-7)
     z = res.body("block").position[:, 2]
     v = res.body("block").velocity[:, 2]
@@ -240,3 +248,64 @@ def test_bad_ropes_are_refused_with_the_element_named() -> None:
     straight = mb.Rope("r", [a, pulley, model.ground.add_marker("below", position=(0, 0, -2))], **kwargs)
     with pytest.raises(mb.ModelError, match=r"rope 'r'.*straight past pulley 'p'.*\(pulley, \+1\)"):
         straight.reeving()
+
+
+def test_a_slack_rope_carries_nothing_and_the_mass_flies_freely() -> None:
+    """References: ballistic flight and energy conservation. A mass on an unstretched rope thrown
+    up at v0 lets the rope go slack: the tension is exactly 0 and the mass follows
+    z = -L + v0 t - g t^2 / 2 until it is back at -L (t = 2 v0 / g); the rope then catches it
+    elastically and, undamped, gives all its energy back. Tolerances: 1e-6 m on the parabola and
+    1e-5 of the energy exchanged, integration error at rtol 1e-8."""
+    EA, m, L, v0 = 1e5, 10.0, 2.0, 1.0
+    model = mb.Model("thrown")
+    load = _on_vertical_slide(model, "load", m, L)
+    load.velocity = np.array([0.0, 0.0, v0])
+    load.given["velocity"] = True
+    model.add(mb.Rope("rope", [model.ground.add_marker("top"), load.add_marker("hook")], 0.01, EA, 0.1))
+    flight = 2 * v0 / G
+    res = mb.dynamics(model, 1.5 * flight, flight / 100, rtol=1e-8)
+    slack = (res.time > 0) & (res.time < flight * 0.999)
+    assert np.all(res.force("rope").value[slack] == 0.0)
+    t = res.time[slack]
+    assert res.body("load").position[slack, 2] == pytest.approx(-L + v0 * t - G * t**2 / 2, abs=1e-6)
+    assert res.force("rope").value.max() > m * G  # caught
+    balance = res.energy["total"] + res.energy["dissipated"]
+    assert np.ptp(balance) < 1e-5 * res.energy["kinetic"].max()
+
+
+def test_a_block_swinging_on_pulleys_in_a_tilted_plane_conserves_energy() -> None:
+    """Reference: energy conservation, which holds only if the span loads are the exact gradient
+    of the wrapped length: true when every span lies in the planes of the pulleys it touches
+    (see the module docstring of ``multibody.model.forces.rope`` on fleet angles). The route lies
+    in a plane tilted against every world axis; the block, on a planar joint in that plane,
+    carries a pulley and swings and turns under the in-plane part of gravity, the rope over a
+    fixed pulley and under the block's. Tolerance: 1e-5 of the energy exchanged, integration
+    error at rtol 1e-8 over a few hundred steps."""
+    normal = np.array([0.3, 1.0, 0.2]) / np.linalg.norm([0.3, 1.0, 0.2])
+    e1 = np.cross((0.0, 0.0, 1.0), normal)
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(normal, e1)  # in the plane, upwards
+    R_WP = np.column_stack([e1, e2, normal])  # plane axes in world
+
+    def at(x: float, y: float) -> np.ndarray:
+        return R_WP @ (x, y, 0.0)
+
+    model = mb.Model("tilted")
+    block = model.add(
+        mb.RigidBody("block", mass=2.0, inertia=(0.02, 0.03, 0.04), position=at(0.9, -1.0), orientation=R_WP)
+    )
+    model.add(mb.Planar("plane", block.add_marker("plane"), model.ground.add_marker("plane", orientation=R_WP)))
+    fixed = mb.Pulley("fixed", model.ground.add_marker("fixed", position=at(0.2, 0.3), orientation=R_WP), 0.08)
+    moving = mb.Pulley("moving", block.add_marker("moving", position=(0.1, 0.1, 0.0)), 0.06)
+    route = [model.ground.add_marker("a", position=at(-0.6, 0.0)), fixed, moving]
+    route.append(model.ground.add_marker("b", position=at(1.6, 0.2)))
+    model.add(mb.Rope("rope", route, 0.01, axial_stiffness=2e4, mass_per_length=0.1, pretension=5.0))
+    res = mb.dynamics(model, 1.0, 0.01, rtol=1e-8)
+    rope = res.rope("rope")
+    assert rope.tension.min() > 0.0  # taut throughout: the law is smooth
+    assert np.ptp(res.body("block").angular_velocity @ normal) > 0.1  # it turns as it swings
+    X = rope.tangent_points
+    assert np.abs((X - X[:, :1, :1]) @ normal).max() < 1e-9  # the path stays in the plane
+    balance = res.energy["total"] + res.energy["dissipated"]
+    exchanged = res.energy["kinetic"].max() + np.ptp(res.energy["potential"])
+    assert np.ptp(balance) < 1e-5 * exchanged

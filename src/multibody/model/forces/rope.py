@@ -13,6 +13,17 @@ all along (frictionless, no slip), an axial spring-damper law, tension only. Eac
 on its two ends' bodies at its tangent points; a winch reels rope in or pays it out as its drum
 turns. The rope adds one force element per free span, named ``<rope>_span<k>`` (k = 1, 2 ...),
 whose value is the tension too.
+
+Pulleys may be tilted: the rope touches each in its plane (the tangent points of a span between
+two circles in different planes are found by a fixed-point iteration, see
+``multibody.spatial.wrapping``). Where a span leaves a pulley's plane (a fleet angle b) it still
+pulls along itself at the tangent point, the groove taking the side force, but the wrapped length
+is then not stationary in the tangent point: the loads are the gradient of the length, and the
+energy balance exact, only for spans in their pulleys' planes, with an error of order b^2
+otherwise. The massless path exerts no torque on a pulley about its axle (one tension, no
+bearing friction), so a pulley's spin is free; a winch takes ``T r`` (with a groove pitch the
+stored length per radian is the helix's, the torque still ``T r``: a relative difference of
+``(p / 2 pi r)^2 / 2``).
 """
 
 from __future__ import annotations
