@@ -642,5 +642,7 @@ window.multibodyViewer = {
     return [((p.x + 1) / 2) * container.clientWidth, ((1 - p.y) / 2) * container.clientHeight];
   },
   markerNames: scene.markers.map((marker) => marker.name),
+  ropePoints: (r) => Array.from(ropes[r].line.geometry.getAttribute("position").array), // the drawn polyline, flat x y z
+  ropeColor: (r) => ropes[r].line.material.color.getHexString(),
   render: () => renderer.render(world, camera),
 };
