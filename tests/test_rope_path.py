@@ -197,6 +197,18 @@ def test_energy_balance_with_a_winch() -> None:
     assert np.max(np.abs(balance - balance[0])) < 1e-5 * moved
 
 
+def test_kane_and_cartesian_formulations_agree_on_a_winch_lift() -> None:
+    """Reference: two independent formulations (Cartesian DAE and Kane's equations in the joint
+    coordinates) take the same rope loads and must give the same motion. Tolerance: 1e-6 m on the
+    block and 1e-5 relative on the tension, a few times the integration error at rtol 1e-8."""
+    model, _ = _winch_model(2 * np.pi, 0.3, 0.3, damping=50.0, EA=2e5)
+    runs = [mb.dynamics(model, 1.2, 0.01, rtol=1e-8, formulation=f) for f in ("cartesian", "kane")]
+    cartesian, kane = (res.body("block").position[:, 2] for res in runs)
+    assert np.ptp(cartesian) > 0.5
+    assert kane == pytest.approx(cartesian, abs=1e-6)
+    assert runs[1].rope("rope").tension == pytest.approx(runs[0].rope("rope").tension, rel=1e-5, abs=1e-3)
+
+
 def test_mass_on_a_rope_oscillates_at_the_axial_frequency() -> None:
     """Reference: a mass m on a massless rope of length L and stiffness EA oscillates at
     sqrt(EA / (m L)). Released with the rope unstretched it oscillates about its static stretch
@@ -309,3 +321,19 @@ def test_a_block_swinging_on_pulleys_in_a_tilted_plane_conserves_energy() -> Non
     balance = res.energy["total"] + res.energy["dissipated"]
     exchanged = res.energy["kinetic"].max() + np.ptp(res.energy["potential"])
     assert np.ptp(balance) < 1e-5 * exchanged
+
+
+def test_a_rope_that_cannot_be_laid_is_refused_when_the_model_compiles() -> None:
+    """Reference: the package's input rules; the geometry is judged in the input configuration."""
+    model = mb.Model("slack")
+    body = model.add(mb.RigidBody("b", mass=1.0, inertia=(1, 1, 1), position=(0, 0, -1)))
+    model.add(mb.Rope("r", [model.ground.add_marker("a"), body.add_marker("m")], 0.01, 1e5, 0.1, length=1.2))
+    with pytest.raises(mb.ModelError, match=r"rope 'r'.*starts slack.*1\.2 m exceeds.*1 m"):
+        model.compile()
+    inside = mb.Model("inside")
+    body = inside.add(mb.RigidBody("b", mass=1.0, inertia=(1, 1, 1), position=(0, 0, -1)))
+    pulley = mb.Pulley("p", body.add_marker("p", z_axis=Y_AXLE), 0.5)
+    anchor = inside.ground.add_marker("a", position=(0.2, 0, -1.1))
+    inside.add(mb.Rope("r", [anchor, pulley, inside.ground.add_marker("c", position=(2, 0, 0))], 0.01, 1e5, 0.1))
+    with pytest.raises(mb.ModelError, match="rope 'r'.*no tangent line.*inside the other's circle"):
+        inside.compile()
