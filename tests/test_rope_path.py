@@ -184,6 +184,22 @@ def test_winch_reeling_in_lifts_the_block_by_the_paid_in_length_over_the_falls(w
     assert rope.tension[-1] == pytest.approx(T, rel=1e-5)
 
 
+def test_a_winch_lifts_quasi_statically_through_several_turns() -> None:
+    """Reference: the block and tackle's statics along a slow lift. Three turns of the drum
+    (more than one, so the drum angle must be counted through its wraps) lift the block by
+    r theta (1 + T / EA) / 2 at every instant with the tension W / 2. Tolerance: the static
+    residual (1e-10 relative), with room for rounding in the path length."""
+    reel, r_drum, EA = 6 * np.pi, 0.2, 1e6
+    model, _ = _winch_model(reel, 0.5, 1.0, damping=0.0, EA=EA)
+    res = mb.quasi_statics(model, 2.0, 0.05)
+    T = 10.0 * G / 2
+    rope = res.rope("rope")
+    z = res.body("block").position[:, 2]
+    assert rope.paid_out[-1] == pytest.approx(-reel * r_drum, rel=1e-9)
+    assert z - z[0] == pytest.approx(-rope.paid_out * (1 + T / EA) / 2, abs=1e-9)
+    assert rope.tension == pytest.approx(T, rel=1e-8)
+
+
 def test_energy_balance_with_a_winch() -> None:
     """Reference: the energy balance. Work of the drum's motion = change of kinetic, gravity and
     strain energy + damping losses, so total energy + dissipated stays constant (the drum's

@@ -8,7 +8,15 @@ states (drum rotation about its axle since t = 0), the stretch ``L - L0 - p``, i
 velocities of the tangent points as points of their bodies, and the tension. Each span's row
 carries ``T`` along the span at its start's tangent point (with the couple of that offset from
 the start marker's origin); the end marker's body takes the reaction, which is ``-T`` along the
-span at its own tangent point. A winch state's rate is the drum's spin about its axle.
+span at its own tangent point.
+
+A winch's state is its drum angle, unwrapped: its rate is the drum's spin about its axle plus
+``wrap(measured - angle) / WINCH_TRACKING_TIME``, where ``measured`` is the angle of the drum
+marker's x-axis about its z-axis from where it was in the input configuration (in (-pi, pi]).
+Along any motion the correction is zero (the state is the continuous turn whose wrapped value is
+measured), so it changes nothing in dynamics, but it makes the angle a function of the positions
+in statics and quasi-statics, where the spin is zero. Only the state's wrapped value enters the
+path length, so the turn counts without drifting.
 
 Energy: ``1/2 EA stretch^2 / (L0 + p)`` while taut; the damper's power is dissipated; the strain
 energy of the rope reeled onto (or paid off) a drum, ``-1/2 EA (stretch / (L0 + p))^2 p'``, is
@@ -35,6 +43,9 @@ from multibody.model.forces.rope import WINCH, Rope, RopeSpan
 from multibody.spatial.rotations import FloatArray
 from multibody.spatial.wrapping import rope_length
 
+WINCH_TRACKING_TIME = 0.01
+"""[s] time constant with which a winch state follows the measured drum angle (exact along a motion)"""
+
 
 @dataclass(frozen=True)
 class Ropes:
@@ -56,6 +67,8 @@ class Ropes:
     length_per_radian: FloatArray
     tangent_angle: FloatArray
     """(np,) a winch's initial tangent angle in its marker's x-y plane [rad]"""
+    reference_axis: FloatArray
+    """(np, 3) a winch marker's x-axis in world in the input configuration"""
     rest_length: FloatArray
     """(nr,) [m]"""
     axial_stiffness: FloatArray
@@ -67,7 +80,7 @@ def build_ropes(members: Sequence[tuple[int, ForceElement]], context: GroupConte
     span_row = {id(element): k for k, element in members if isinstance(element, RopeSpan)}
     ropes = [(k, element) for k, element in members if isinstance(element, Rope)]
     columns: dict[str, list] = {
-        key: [] for key in ("marker", "radius", "sense", "span", "state", "per_radian", "angle")
+        key: [] for key in ("marker", "radius", "sense", "span", "state", "per_radian", "angle", "reference")
     }
     route_start, rest_length = [0], []
     for _, rope in ropes:
@@ -82,6 +95,7 @@ def build_ropes(members: Sequence[tuple[int, ForceElement]], context: GroupConte
         columns["state"] += [next(winches) if kind == WINCH else -1 for kind in reeving.kind]
         columns["per_radian"] += list(reeving.length_per_radian)
         columns["angle"] += list(reeving.tangent_angle)
+        columns["reference"] += list(reeving.reference_axis)
         route_start.append(route_start[-1] + n)
         rest_length.append(reeving.rest_length)
     return Ropes(
@@ -94,6 +108,7 @@ def build_ropes(members: Sequence[tuple[int, ForceElement]], context: GroupConte
         winch_state=np.array(columns["state"], dtype=np.int64),
         length_per_radian=np.array(columns["per_radian"], dtype=float),
         tangent_angle=np.array(columns["angle"], dtype=float),
+        reference_axis=np.array(columns["reference"], dtype=float).reshape(-1, 3),
         rest_length=np.array(rest_length, dtype=float),
         axial_stiffness=np.array([rope.axial_stiffness for _, rope in ropes], dtype=float),
         damping=np.array([rope.damping for _, rope in ropes], dtype=float),
@@ -124,6 +139,7 @@ def _rope_loads(
         winch_state,
         length_per_radian,
         tangent_angle,
+        reference_axis,
         rest_length,
         axial_stiffness,
         damping,
@@ -140,11 +156,15 @@ def _rope_loads(
         paid_out_rate = 0.0
         for k in (0, last - first - 1):
             if states[k] >= 0:
-                axle = np.ascontiguousarray(R_WM[markers[k]][:, 2])
-                spin = w_M[markers[k]] @ axle
-                state_rate[states[k]] = spin
+                R = R_WM[markers[k]]
+                axle, x_axis = np.ascontiguousarray(R[:, 2]), np.ascontiguousarray(R[:, 0])
+                reference = reference_axis[first + k] - (reference_axis[first + k] @ axle) * axle
+                measured = np.arctan2(np.cross(reference, x_axis) @ axle, reference @ x_axis)
+                lag = (measured - x[states[k]] + np.pi) % (2.0 * np.pi) - np.pi
+                rate = w_M[markers[k]] @ axle + lag / WINCH_TRACKING_TIME
+                state_rate[states[k]] = rate
                 end = 1.0 if k == 0 else -1.0
-                paid_out_rate += end * sense[first + k] * length_per_radian[first + k] * spin
+                paid_out_rate += end * sense[first + k] * length_per_radian[first + k] * rate
         free_rest_length = rest_length[r] + paid_out
         stretch = length - rest_length[r] - paid_out
         stretch_rate = 0.0  # the tangent points' velocities as points of their bodies give (L - p)'
@@ -192,6 +212,7 @@ def rope_loads(group: Ropes, inputs: LoadInputs, out: LoadOutputs) -> None:
             group.winch_state,
             group.length_per_radian,
             group.tangent_angle,
+            group.reference_axis,
             group.rest_length,
             group.axial_stiffness,
             group.damping,

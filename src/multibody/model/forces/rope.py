@@ -116,6 +116,8 @@ class Reeving:
     sense: FloatArray
     length_per_radian: FloatArray
     tangent_angle: FloatArray
+    reference_axis: FloatArray
+    """(n, 3) a winch marker's x-axis in world in the input configuration (zero at other points)"""
     rest_length: float
     path_length: float
 
@@ -273,11 +275,13 @@ class Rope(ForceElement):
                 "move the bodies apart or reduce the radii"
             )
         tangent_angle = np.zeros(len(kind))
+        reference_axis = np.zeros((len(kind), 3))
         for k in (0, len(kind) - 1):
             if kind[k] == WINCH:
                 _, R_WM = poses[k]
                 arm = R_WM.T @ ((X_out[k] if k == 0 else X_in[k]) - C[k])
                 tangent_angle[k] = np.arctan2(arm[1], arm[0])
+                reference_axis[k] = R_WM[:, 0]
         path_length = float(spans.sum() + radius @ wraps)
         if self.length is not None:
             if self.length > path_length * (1.0 + SLACK_TOLERANCE):
@@ -298,6 +302,7 @@ class Rope(ForceElement):
             sense=sense,
             length_per_radian=per_radian,
             tangent_angle=tangent_angle,
+            reference_axis=reference_axis,
             rest_length=float(rest_length),
             path_length=path_length,
         )
