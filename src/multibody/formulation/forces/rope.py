@@ -15,8 +15,10 @@ A winch's state is its drum angle, unwrapped: its rate is the drum's spin about 
 marker's x-axis about its z-axis from where it was in the input configuration (in (-pi, pi]).
 Along any motion the correction is zero (the state is the continuous turn whose wrapped value is
 measured), so it changes nothing in dynamics, but it makes the angle a function of the positions
-in statics and quasi-statics, where the spin is zero. Only the state's wrapped value enters the
-path length, so the turn counts without drifting.
+in statics and quasi-statics, where the spin is zero. The path length takes the state modulo
+2 pi (the arc on the drum to the tangent point), the paid-out length takes it whole (the turns
+counted): a lag of the state behind the drum would change both alike and leave the stretch as it
+is (exactly so without a groove pitch).
 
 Energy: ``1/2 EA stretch^2 / (L0 + p)`` while taut; the damper's power is dissipated; the strain
 energy of the rope reeled onto (or paid off) a drum, ``-1/2 EA (stretch / (L0 + p))^2 p'``, is

@@ -134,7 +134,8 @@ class Rope(ForceElement):
     Tension ``T = EA (L - L0 - p) / (L0 + p) + damping * rate`` (0 when slack) for the path
     length ``L`` (free spans, arcs on pulleys, and the arc on a winch from its initial tangent
     point), rest length ``L0`` and paid-out length ``p`` (winch drum rotation since t = 0 times
-    the length per radian; paying out is positive).
+    the length per radian; paying out is positive). Each winch's drum angle [rad] is a
+    first-order state of the rope (``results.state(name)``).
     """
 
     kind = "rope"
