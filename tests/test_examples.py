@@ -78,6 +78,7 @@ EXAMPLE_NAMES = sorted(path.stem for path in EXAMPLES.glob("*.py"))
 def test_the_shipped_examples_are_there() -> None:
     # The README and the report/animation tests name these; a renamed example must be noticed.
     assert EXAMPLE_NAMES == [
+        "block_and_tackle",
         "bouncing_ball",
         "cam_follower",
         "crane_jib",
@@ -106,6 +107,34 @@ def test_every_example_is_a_documented_model_file_that_runs(name: str) -> None:
     results = short.run(compile_quietly(build_model(module)))
     assert results.status == "complete"
     np.testing.assert_allclose(results.time, settings.output_step * np.arange(6), rtol=0, atol=1e-12)
+
+
+# -- block and tackle ----------------------------------------------------------------------------
+
+
+def test_block_and_tackle_lifts_by_a_quarter_of_the_rope_reeled_in() -> None:
+    # References: the block and tackle's kinematics and statics. Four falls: the block rises by
+    # paid-in / 4 (times 1 + T / EA, the stretch of the rope reeled in at tension T), at a quarter
+    # of the rope speed while the drum turns steadily, and the tension is W / 4 at rest and at
+    # steady speed. Tolerances: the motion's integration error at rtol 1e-7 (1e-7 m, 1e-6 relative)
+    # and the damped start-up transient in the hold phase (1e-5 relative); energy as for every example.
+    t_end = 4.0
+    module, _, results = run_example("block_and_tackle", t_end)
+    rope = results.rope("hoist")
+    W = module.BLOCK_MASS * module.GRAVITY
+    T = W / module.FALLS
+    paid_in = module.DRUM_RADIUS * module.reeled_angle()
+    assert results.time[-1] == pytest.approx(t_end)
+    assert rope.paid_out[-1] == pytest.approx(-paid_in, rel=1e-6)
+    lift = results.body("hook_block").position[-1, 2] - results.body("hook_block").position[0, 2]
+    assert lift == pytest.approx(paid_in / module.FALLS * (1 + T / module.AXIAL_STIFFNESS), abs=1e-7)
+    hold = (results.time > 1.0) & (results.time < 2.5)
+    rope_speed = module.DRUM_RADIUS * module.DRUM_SPEED * (1 + T / module.AXIAL_STIFFNESS)
+    assert results.body("hook_block").velocity[hold, 2] == pytest.approx(rope_speed / module.FALLS, rel=1e-5)
+    assert rope.tension[hold] == pytest.approx(T, rel=1e-5)
+    assert rope.tension_at("top_sheave")[-1] == pytest.approx([T, T], rel=1e-5)
+    assert rope.wrap_angle[-1, 1:4] == pytest.approx(np.pi, abs=1e-9)
+    assert_energy_conserved(results, 1e-7)
 
 
 # -- pendulum -------------------------------------------------------------------------------------

@@ -111,6 +111,9 @@ _EXPORTS: dict[str, str] = {
     "Measure": "multibody.model.states",
     "PID": "multibody.model.states",
     "ProportionalValve": "multibody.model.forces.hydraulic",
+    "Pulley": "multibody.model.forces.rope",
+    "Rope": "multibody.model.forces.rope",
+    "Winch": "multibody.model.forces.rope",
     "StateSpace": "multibody.model.states",
     "TransferFunction": "multibody.model.states",
 }

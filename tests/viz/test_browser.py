@@ -329,3 +329,20 @@ def test_shapeless_body_and_joints_are_drawn(browser, tmp_path) -> None:
     page.screenshot(path=str(ARTIFACTS / "bare_iso.png"))
     assert page.errors == []
     page.close()
+
+
+def test_ropes_are_drawn_through_their_tangent_points_and_coloured_by_tension(browser, tmp_path) -> None:
+    # Reference: RopeHistory.polyline, the tangent points and arcs the results give (float32 on
+    # the page); a taut rope is drawn in the tension colour (red at its largest tension).
+    _, results = example_run("block_and_tackle")
+    path = tmp_path / "block_and_tackle.html"
+    animate(None, results, path)
+    page = open_page(browser, path)
+    polyline = results.rope("hoist").polyline()
+    for frame in (0, len(results) - 1):
+        page.evaluate(f"window.multibodyViewer.setFrame({frame})")
+        drawn = np.array(page.evaluate("window.multibodyViewer.ropePoints(0)")).reshape(-1, 3)
+        np.testing.assert_allclose(drawn, polyline[frame], atol=1e-5 * np.abs(polyline).max())
+    assert page.evaluate("window.multibodyViewer.ropeColor(0)") != "2b6cb0"  # not the slack colour
+    assert page.errors == []
+    page.close()

@@ -75,6 +75,8 @@ class FiniteSegmentBeam(Element):
         self.section, self.material = section, material
         self.clamped, self.damping = bool(clamped), float(damping)
         self.segments, self.joints = self._build()
+        self.parts = (*self.segments, *self.joints)
+        """the segments, then the joining springs (``Model.add`` adds them with the beam)"""
 
     @property
     def segment_length(self) -> float:
@@ -117,10 +119,6 @@ class FiniteSegmentBeam(Element):
     def attached_markers(self) -> tuple[Marker, ...]:
         """The start marker (the model checks its body is in the model)."""
         return (self.start_marker,)
-
-    def parts(self) -> tuple[Element, ...]:
-        """The segments, then the joining bushings: what ``Model.add`` adds for the beam."""
-        return (*self.segments, *self.joints)
 
     def section_stiffness(self, span: float) -> tuple[FloatArray, FloatArray]:
         """``(translational (3,) [N/m], rotational (3,) [N m/rad])`` stiffness of a length ``span``

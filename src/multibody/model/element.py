@@ -22,6 +22,9 @@ class Element:
     """
 
     kind: str = "element"
+    parts: tuple[Element, ...] = ()
+    """elements this one is made of (a beam's segments and springs, a rope's spans): ``Model.add``
+    adds them with it, after it"""
 
     def __init__(self, name: str) -> None:
         if not isinstance(name, str) or not name.strip():

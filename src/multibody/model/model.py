@@ -54,15 +54,13 @@ class Model:
                 f"{element.describe()}: the name '{element.name}' is already used by "
                 f"{self._names[element.name].describe()}; names must be unique within a model"
             )
+        taken = [part.name for part in element.parts if part.name in self._names]
+        if taken:
+            raise ModelError(
+                f"{element.describe()}: the names of its parts {', '.join(map(repr, taken))} are already used; "
+                f"rename the {element.kind} or those elements"
+            )
         if isinstance(element, FiniteSegmentBeam):
-            taken = [part.name for part in element.parts() if part.name in self._names]
-            if taken:
-                raise ModelError(
-                    f"{element.describe()}: its parts' names {', '.join(map(repr, taken))} are already used; "
-                    "rename the beam or those elements"
-                )
-            for part in element.parts():
-                self.add(part)
             collection: dict = self.beams
         elif isinstance(element, RigidBody):
             collection = self.bodies
@@ -92,6 +90,8 @@ class Model:
                 raise ModelError(f"{element.describe()}: {marker.describe()} is not in model '{self.name}'; {remedy}")
         collection[element.name] = element
         self._names[element.name] = element
+        for part in element.parts:
+            self.add(part)
         return element
 
     def _owns(self, body: Body) -> bool:

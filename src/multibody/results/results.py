@@ -20,10 +20,13 @@ import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from multibody.results.rope import RopeHistory
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -426,6 +429,18 @@ class Results:
         return HydraulicsHistory(
             name, states[:, :2], states[:, 2] if states.shape[1] > 2 else None, self.force(name).value
         )
+
+    def rope(self, name: str) -> RopeHistory:
+        """Tension, paid-out length, spans, wrap angles and tangent points of rope ``name``
+        (KeyError when ``name`` is not one)."""
+        from multibody.results.rope import rope_history
+
+        scene = json.loads(self._layout.scene) if self._layout.scene else {}
+        ropes = {force["name"]: force for force in scene.get("forces", ()) if force["type"] == "Rope"}
+        name = dict(self._layout.aliases).get(name, name)
+        if name not in ropes:
+            raise KeyError(f"'{name}' is not a rope; ropes: {', '.join(ropes) or 'none'}")
+        return rope_history(self, name, ropes[name], scene["markers"])
 
     def channel(self, spec: str) -> FloatArray:
         """One scalar signal over time, named "<element>.<quantity>[.<component>]".

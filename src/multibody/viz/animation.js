@@ -183,7 +183,8 @@ for (let k = 0; k < frameCount * forceCount; k++) {
   torqueScale = Math.max(torqueScale, Math.hypot(torqueVectors[3 * k], torqueVectors[3 * k + 1], torqueVectors[3 * k + 2]));
 }
 scene.forces.forEach((force, f) => {
-  if (force.i < 0) return; // an element with first-order states only: nothing to draw
+  if (force.i < 0) return; // an element with first-order states only (or a rope, drawn below): nothing to draw
+  if (force.type === "RopeSpan") return; // drawn with its rope
   if (force.j >= 0 && force.type === "HydraulicCylinder") {
     // barrel from J and rod from I, each as long as the retracted cylinder, overlapping inside
     const tube = (radius, color) => {
@@ -208,6 +209,29 @@ scene.forces.forEach((force, f) => {
     }
   }
 });
+
+// ---------------------------------------------------------------- ropes: polylines through tangent points and arcs, coloured by tension
+const ropes = (data.ropes || []).map((rope) => {
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * rope.point_count), 3));
+  const line = new THREE.Line(geometry, new THREE.LineBasicMaterial({ color: 0x2b6cb0 }));
+  line.frustumCulled = false;
+  world.add(line);
+  layers.forces.push(line);
+  return { line, count: rope.point_count, points: decode(rope.points, Float32Array), tension: decode(rope.tension, Float32Array), largest: rope.largest };
+});
+const slackColor = new THREE.Color(0x2b6cb0);
+const tautColor = new THREE.Color(0xd64541);
+
+function showRopes(frame) {
+  for (const rope of ropes) {
+    const attribute = rope.line.geometry.getAttribute("position");
+    attribute.array.set(rope.points.subarray(3 * rope.count * frame, 3 * rope.count * (frame + 1)));
+    attribute.needsUpdate = true;
+    const share = rope.largest > 0 ? rope.tension[frame] / rope.largest : 0;
+    rope.line.material.color.copy(slackColor).lerp(tautColor, share);
+  }
+}
 
 // ---------------------------------------------------------------- grid at the lowest point
 const lowest = Array.from({ length: positions.length / 3 }, (_, k) => positions[3 * k + 2]).reduce((a, b) => Math.min(a, b), 0);
@@ -366,6 +390,7 @@ function showFrame(frame) {
       tube.mesh.scale.set(tube.radius, tube.radius, length);
     }
   }
+  showRopes(frameIndex);
   for (const { coil, i, j } of coils) {
     const start = markerPoint(i, scratch);
     const end = markerPoint(j, scratch2);
@@ -622,5 +647,7 @@ window.multibodyViewer = {
     return [((p.x + 1) / 2) * container.clientWidth, ((1 - p.y) / 2) * container.clientHeight];
   },
   markerNames: scene.markers.map((marker) => marker.name),
+  ropePoints: (r) => Array.from(ropes[r].line.geometry.getAttribute("position").array), // the drawn polyline, flat x y z
+  ropeColor: (r) => ropes[r].line.material.color.getHexString(),
   render: () => renderer.render(world, camera),
 };

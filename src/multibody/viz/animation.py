@@ -107,6 +107,23 @@ def animation_data(results: Results, scene: dict[str, Any], channels: list[str],
         "contact_point": _base64(_contact_points(results), np.float32),
         "channels": [{"name": spec, "unit": channel_unit(spec, force_types)} for spec in channels],
         "channel_values": _base64(values, np.float32),
+        "ropes": [_rope_drawing(results, scene, force) for force in scene["forces"] if force["type"] == "Rope"],
+    }
+
+
+def _rope_drawing(results: Results, scene: dict[str, Any], rope: dict[str, Any]) -> dict[str, Any]:
+    """One rope for the page: its polyline per frame (T, k, 3) and tension (T,) as float32 base64."""
+    from multibody.results.rope import rope_history
+
+    history = rope_history(results, rope["name"], rope, scene["markers"])
+    polyline = history.polyline()
+    return {
+        "name": rope["name"],
+        "point_count": polyline.shape[1],
+        "diameter": rope["diameter"],
+        "points": _base64(polyline, np.float32),
+        "tension": _base64(history.tension, np.float32),
+        "largest": float(np.max(history.tension, initial=0.0)),
     }
 
 

@@ -9,6 +9,7 @@ from multibody.formulation.forces.expression import STATE_DEPENDENT_LOAD
 from multibody.formulation.forces.family import ForceFamily
 from multibody.formulation.forces.friction import JOINT_FRICTION
 from multibody.formulation.forces.hydraulic import HYDRAULIC_CYLINDER
+from multibody.formulation.forces.rope import ROPE
 from multibody.formulation.forces.spring_damper import SPRING_DAMPER, TORSION_SPRING
 from multibody.formulation.forces.states import STATE_EQUATION
 from multibody.formulation.forces.user import USER_FORCE
@@ -25,6 +26,7 @@ FAMILIES: tuple[ForceFamily, ...] = (
     HYDRAULIC_CYLINDER,
     JOINT_FRICTION,
     CONTACT,
+    ROPE,
 )
 
 

@@ -1,0 +1,361 @@
+"""Ropes over pulleys and winches.
+
+A ``Rope`` runs along a ``route``, end to end: an anchor marker or a ``Winch`` first, any number
+of ``Pulley``\\ s, an anchor marker or a ``Winch`` last. A pulley or winch in the route may carry
+the sense in which the rope runs round it, ``(pulley, +1)`` or ``(pulley, -1)``: +1 when the
+rope, travelling from the first end to the last, goes counterclockwise about the marker's z-axis
+(the axle, right-handed), -1 clockwise. Without it a pulley's sense is the way the route turns
+there in the input configuration (the rope bends round the pulley) and a winch's is +1.
+
+``kind="massless"`` (the only kind available yet) is a massless path: the exact tangent lines
+between the wrap circles and the arcs on them (``multibody.spatial.wrapping``), one tension ``T``
+all along (frictionless, no slip), an axial spring-damper law, tension only. Each free span acts
+on its two ends' bodies at its tangent points; a winch reels rope in or pays it out as its drum
+turns. The rope adds one force element per free span, named ``<rope>_span<k>`` (k = 1, 2 ...),
+whose value is the tension too.
+
+Pulleys may be tilted: the rope touches each in its plane (the tangent points of a span between
+two circles in different planes are found by a fixed-point iteration, see
+``multibody.spatial.wrapping``). Where a span leaves a pulley's plane (a fleet angle b) it still
+pulls along itself at the tangent point, the groove taking the side force, but the wrapped length
+is then not stationary in the tangent point: the loads are the gradient of the length, and the
+energy balance exact, only for spans in their pulleys' planes, with an error of order b^2
+otherwise. The massless path exerts no torque on a pulley about its axle (one tension, no
+bearing friction), so a pulley's spin is free; a winch takes ``T r`` (with a groove pitch the
+stored length per radian is the helix's, the torque still ``T r``: a relative difference of
+``(p / 2 pi r)^2 / 2``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from multibody.model.body import Ground
+from multibody.model.element import Element, ModelError
+from multibody.model.forces.base import ForceElement
+from multibody.model.marker import Marker
+from multibody.spatial.rotations import FloatArray
+
+ANCHOR, PULLEY, WINCH = 0, 1, 2
+SLACK_TOLERANCE = 1e-6
+"""the largest relative excess of a given rope length over the input path length"""
+KINDS = ("massless", "moving_node")
+
+
+def _positive(owner: str, what: str, value: float, unit: str) -> float:
+    value = float(value)
+    if not np.isfinite(value) or value <= 0.0:
+        raise ModelError(f"{owner}: {what} must be a positive number [{unit}], got {value!r}")
+    return value
+
+
+class Pulley:
+    """A sheave the rope runs over: the marker's z-axis is the axle, its origin the centre,
+    ``radius`` [m] the pitch radius of the rope's centre line. The marker's body turns with the
+    pulley (a body with a revolute joint, a free block); a marker on ground is a fixed guide
+    (the massless rope does not turn its pulleys: their bearings are frictionless)."""
+
+    kind = "pulley"
+
+    def __init__(self, name: str, marker: Marker, radius: float) -> None:
+        if not isinstance(name, str) or not name.strip():
+            raise ModelError(f"{self.kind} name must be a non-empty string, got {name!r}")
+        self.name = name
+        if not isinstance(marker, Marker):
+            raise ModelError(f"{self.describe()}: marker must be a Marker (from body.add_marker), got {marker!r}")
+        self.marker = marker
+        self.radius = _positive(self.describe(), "radius", radius, "m")
+
+    def describe(self) -> str:
+        return f"{self.kind} '{self.name}'"
+
+
+class Winch(Pulley):
+    """A drum that pays rope out and reels it in: the marker's z-axis is the axle, ``radius``
+    [m] the drum's pitch radius, ``groove_pitch`` [m] the axial advance per turn of a grooved
+    drum (the rope on it is a helix, ``sqrt((2 pi r)^2 + p^2)`` per turn). Drive it by a
+    ``Motion`` on the revolute joint of the drum's body or by a torque."""
+
+    kind = "winch"
+
+    def __init__(self, name: str, marker: Marker, radius: float, groove_pitch: float | None = None) -> None:
+        super().__init__(name, marker, radius)
+        if isinstance(marker.body, Ground):
+            raise ModelError(
+                f"{self.describe()}: marker '{marker.name}' is on ground, so the drum cannot turn; "
+                "put the marker on the drum's body (a body with a revolute joint)"
+            )
+        self.groove_pitch = (
+            None if groove_pitch is None else _positive(self.describe(), "groove_pitch", groove_pitch, "m")
+        )
+
+    @property
+    def length_per_radian(self) -> float:
+        """Rope stored per radian of drum rotation [m/rad] (the helix's, with a groove pitch)."""
+        pitch = 0.0 if self.groove_pitch is None else self.groove_pitch
+        return float(np.hypot(self.radius, pitch / (2.0 * np.pi)))
+
+
+RoutePoint = Marker | Pulley | tuple[Pulley, int]
+
+
+@dataclass(frozen=True)
+class Reeving:
+    """A rope's route in the input configuration: per route point (n) its marker, kind (ANCHOR,
+    PULLEY, WINCH), radius [m], sense (+1/-1), stored length per radian [m/rad] (winches), the
+    angle of its tangent point in the marker's x-y plane [rad] (winches), and the rest length of
+    the free rope [m]."""
+
+    markers: tuple[Marker, ...]
+    names: tuple[str, ...]
+    kind: tuple[int, ...]
+    radius: FloatArray
+    sense: FloatArray
+    length_per_radian: FloatArray
+    tangent_angle: FloatArray
+    reference_axis: FloatArray
+    """(n, 3) a winch marker's x-axis in world in the input configuration (zero at other points)"""
+    rest_length: float
+    path_length: float
+
+
+class Rope(ForceElement):
+    """A rope along ``route`` (see the module docstring).
+
+    ``diameter`` [m] (drawing), ``axial_stiffness`` EA [N], ``mass_per_length`` [kg/m] (not used
+    by the massless kind: its weight is neglected), ``elements_per_span`` (moving-node kind),
+    ``damping`` [N s/m] on the rate of stretch. The rope is unstretched in the input
+    configuration unless ``pretension`` [N] (its initial tension) or ``length`` [m] (its
+    unstretched free length at t = 0, at most the input path length) is given.
+
+    Tension ``T = EA (L - L0 - p) / (L0 + p) + damping * rate`` (0 when slack) for the path
+    length ``L`` (free spans, arcs on pulleys, and the arc on a winch from its initial tangent
+    point), rest length ``L0`` and paid-out length ``p`` (winch drum rotation since t = 0 times
+    the length per radian; paying out is positive). Each winch's drum angle [rad] is a
+    first-order state of the rope (``results.state(name)``).
+    """
+
+    kind = "rope"
+    marker_roles = ()
+
+    def __init__(
+        self,
+        name: str,
+        route: Sequence[RoutePoint],
+        diameter: float,
+        axial_stiffness: float,
+        mass_per_length: float,
+        elements_per_span: int = 5,
+        kind: str = "massless",
+        damping: float = 0.0,
+        pretension: float = 0.0,
+        length: float | None = None,
+    ) -> None:
+        Element.__init__(self, name)
+        if kind not in KINDS:
+            raise ModelError(f"{self.describe()}: kind must be 'massless' or 'moving_node', got {kind!r}")
+        if kind == "moving_node":
+            raise ModelError(
+                f"{self.describe()}: the moving-node rope (kind='moving_node') is not available yet; "
+                "use kind='massless' (a massless path over the same pulleys and winches)"
+            )
+        self.rope_kind = kind
+        owner = self.describe()
+        self.diameter = _positive(owner, "diameter", diameter, "m")
+        self.axial_stiffness = _positive(owner, "axial_stiffness (EA)", axial_stiffness, "N")
+        self.mass_per_length = _positive(owner, "mass_per_length", mass_per_length, "kg/m")
+        if not isinstance(elements_per_span, int | np.integer) or elements_per_span < 1:
+            raise ModelError(f"{owner}: elements_per_span must be a positive integer, got {elements_per_span!r}")
+        self.elements_per_span = int(elements_per_span)
+        self.damping = float(damping)
+        if not np.isfinite(self.damping) or self.damping < 0.0:
+            raise ModelError(f"{owner}: damping must be a non-negative number [N s/m], got {damping!r}")
+        self.pretension = float(pretension)
+        if not np.isfinite(self.pretension) or self.pretension < 0.0:
+            raise ModelError(f"{owner}: pretension must be a non-negative number [N], got {pretension!r}")
+        if length is not None and self.pretension:
+            raise ModelError(f"{owner}: give pretension or length, not both")
+        self.length = None if length is None else _positive(owner, "length", length, "m")
+        self.points, self.given_sense = self._route(route)
+        self.i_marker = None
+        self.j_marker = None
+        self.initial_states = np.zeros(sum(isinstance(p, Winch) for p in self.points))
+        self.parts = tuple(
+            RopeSpan(f"{name}_span{k + 1}", self, k, self._marker(a), self._marker(b))
+            for k, (a, b) in enumerate(zip(self.points[:-1], self.points[1:]))
+        )
+
+    @staticmethod
+    def _marker(point: Marker | Pulley) -> Marker:
+        return point if isinstance(point, Marker) else point.marker
+
+    def _route(self, route: Sequence[RoutePoint]) -> tuple[tuple[Marker | Pulley, ...], tuple[float, ...]]:
+        owner = self.describe()
+        if isinstance(route, str | bytes) or not isinstance(route, Sequence) or len(route) < 2:
+            raise ModelError(
+                f"{owner}: route must list at least two points, end to end (an anchor marker or a winch first "
+                f"and last, pulleys between), got {route!r}"
+            )
+        points: list[Marker | Pulley] = []
+        senses: list[float] = []
+        for position, entry in enumerate(route):
+            point, sense = entry if isinstance(entry, tuple) else (entry, 0.0)
+            end = position in (0, len(route) - 1)
+            if isinstance(point, Marker):
+                if isinstance(entry, tuple):
+                    raise ModelError(f"{owner}: anchor marker '{point.name}' has no wrap sense; list it alone")
+                if not end:
+                    raise ModelError(
+                        f"{owner}: marker '{point.name}' is in the middle of the route; only the two ends are "
+                        "anchor markers: put a Pulley there for the rope to run over"
+                    )
+            elif isinstance(point, Winch):
+                if not end:
+                    raise ModelError(f"{owner}: {point.describe()} is in the middle of the route; a winch is an end")
+            elif isinstance(point, Pulley):
+                if end:
+                    raise ModelError(
+                        f"{owner}: {point.describe()} is an end of the route; the ends are anchor markers or winches"
+                    )
+            else:
+                raise ModelError(f"{owner}: route point {position} must be a Marker, Pulley or Winch, got {point!r}")
+            if isinstance(entry, tuple) and (len(entry) != 2 or sense not in (1, -1)):
+                raise ModelError(
+                    f"{owner}: the wrap sense of {point.describe()} must be +1 (counterclockwise about the marker's "
+                    f"z-axis) or -1 (clockwise), as (pulley, +1); got {entry!r}"
+                )
+            points.append(point)
+            senses.append(float(sense))
+        markers = [self._marker(p) for p in points]
+        for k, marker in enumerate(markers):
+            if any(marker is other for other in markers[:k]):
+                raise ModelError(f"{owner}: marker '{marker.name}' appears twice in the route; give each point its own")
+        return tuple(points), tuple(senses)
+
+    def attached_markers(self) -> tuple[Marker, ...]:
+        """The markers of the route, end to end."""
+        return tuple(self._marker(p) for p in self.points)
+
+    def reeving(self) -> Reeving:
+        """The route in the input configuration (bodies where the model puts them): default
+        senses, winch tangent angles and the rest length; ``ModelError`` naming the problem
+        when the path cannot be laid or the rope would start slack."""
+        from multibody.spatial.wrapping import wrapped_path
+
+        owner = self.describe()
+        markers = self.attached_markers()
+        poses = [_input_pose(m) for m in markers]
+        C = np.array([p for p, _ in poses])
+        z = np.array([R[:, 2] for _, R in poses])
+        kind = tuple(
+            WINCH if isinstance(p, Winch) else PULLEY if isinstance(p, Pulley) else ANCHOR for p in self.points
+        )
+        radius = np.array([0.0 if isinstance(p, Marker) else p.radius for p in self.points])
+        sense = np.array(self.given_sense)
+        for k in range(len(sense)):
+            if kind[k] == WINCH and not sense[k]:
+                sense[k] = 1.0
+            elif kind[k] == PULLEY and not sense[k]:
+                incoming, outgoing = C[k] - C[k - 1], C[k + 1] - C[k]
+                turn = z[k] @ np.cross(incoming, outgoing)
+                if abs(turn) <= 1e-9 * np.linalg.norm(incoming) * np.linalg.norm(outgoing):
+                    raise ModelError(
+                        f"{owner}: the route runs straight past {self.points[k].describe()} in the input configuration, "
+                        "so its wrap sense is not clear; give it as (pulley, +1) or (pulley, -1)"
+                    )
+                sense[k] = np.sign(turn)
+        X_in, X_out, spans, wraps = wrapped_path(C, z, radius, sense)
+        if not np.all(np.isfinite(spans)):
+            k = int(np.flatnonzero(~np.isfinite(spans))[0])
+            raise ModelError(
+                f"{owner}: no tangent line from route point {k} ('{markers[k].name}') to route point {k + 1} "
+                f"('{markers[k + 1].name}') in the input configuration: one lies inside the other's circle; "
+                "move the bodies apart or reduce the radii"
+            )
+        tangent_angle = np.zeros(len(kind))
+        reference_axis = np.zeros((len(kind), 3))
+        for k in (0, len(kind) - 1):
+            if kind[k] == WINCH:
+                _, R_WM = poses[k]
+                arm = R_WM.T @ ((X_out[k] if k == 0 else X_in[k]) - C[k])
+                tangent_angle[k] = np.arctan2(arm[1], arm[0])
+                reference_axis[k] = R_WM[:, 0]
+        path_length = float(spans.sum() + radius @ wraps)
+        if self.length is not None:
+            if self.length > path_length * (1.0 + SLACK_TOLERANCE):
+                raise ModelError(
+                    f"{owner}: the rope starts slack: length {self.length:.6g} m exceeds the input path length "
+                    f"{path_length:.6g} m by {self.length - path_length:.3g} m; shorten it to at most the path length "
+                    "(or give a pretension instead)"
+                )
+            rest_length = self.length
+        else:
+            rest_length = path_length / (1.0 + self.pretension / self.axial_stiffness)
+        per_radian = np.array([p.length_per_radian if isinstance(p, Winch) else 0.0 for p in self.points])
+        return Reeving(
+            markers=markers,
+            names=tuple(p.name if isinstance(p, Pulley) else p.full_name for p in self.points),
+            kind=kind,
+            radius=radius,
+            sense=sense,
+            length_per_radian=per_radian,
+            tangent_angle=tangent_angle,
+            reference_axis=reference_axis,
+            rest_length=float(rest_length),
+            path_length=path_length,
+        )
+
+    @property
+    def drawing(self) -> dict[str, object]:
+        """What the animation and ``Results.rope`` need: the route (marker full names, kinds,
+        radii, senses, stored length per radian, winch tangent angles), rest length [m], diameter [m]."""
+        reeving = self.reeving()
+        return {
+            "diameter": self.diameter,
+            "rest_length": reeving.rest_length,
+            "route": [
+                {
+                    "name": name,
+                    "marker": marker.full_name,
+                    "kind": int(kind),
+                    "radius": float(radius),
+                    "sense": float(sense),
+                    "length_per_radian": float(per_radian),
+                    "tangent_angle": float(angle),
+                }
+                for name, marker, kind, radius, sense, per_radian, angle in zip(
+                    reeving.names,
+                    reeving.markers,
+                    reeving.kind,
+                    reeving.radius,
+                    reeving.sense,
+                    reeving.length_per_radian,
+                    reeving.tangent_angle,
+                )
+            ],
+        }
+
+
+class RopeSpan(ForceElement):
+    """One free span of a ``Rope`` (added with it): the tension along the span acts at the
+    tangent points on the bodies of the span's start (I) and end (J) markers."""
+
+    kind = "rope span"
+
+    def __init__(self, name: str, rope: Rope, index: int, i_marker: Marker, j_marker: Marker) -> None:
+        Element.__init__(self, name)  # the two ends may share a body (a span between two fixed guides)
+        self.rope = rope
+        self.index = index
+        self.i_marker = i_marker
+        self.j_marker = j_marker
+
+
+def _input_pose(marker: Marker) -> tuple[FloatArray, FloatArray]:
+    """``(p_WM (3,), R_WM (3, 3))`` of ``marker`` with its body where the model puts it."""
+    body = marker.body
+    p_WB = getattr(body, "position", np.zeros(3))
+    R_WB = getattr(body, "orientation", np.eye(3))
+    return p_WB + R_WB @ marker.position, R_WB @ marker.orientation
