@@ -1,0 +1,149 @@
+"""Modal reduction of a finite-element model: free-free modes, Craig-Bampton, orthonormalization, damping.
+
+Every basis returned here is mass-orthonormal (Phi^T M Phi = I) with Phi^T K Phi = diag(omega^2)
+and holds no rigid-body motion: the columns are M-orthogonal to the six rigid-body modes when the
+basis can represent them, which makes the body frame a mean-axes (Tisserand/Buckens) frame to
+first order in the deformation (see ``multibody.fem.invariants``).
+
+References: R. R. Craig, M. C. C. Bampton, "Coupling of substructures for dynamic analyses",
+AIAA J. 6 (1968) 1313-1319; R. R. Craig, A. J. Kurdila, *Fundamentals of Structural Dynamics*,
+2nd ed., Wiley 2006, ch. 17.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+from multibody.model.element import ModelError
+
+DENSE_LIMIT = 400
+"""Models with fewer DOFs than this are solved densely (scipy.linalg.eigh); larger ones by eigsh."""
+
+
+def rigid_body_modes(points: NDArray[np.float64], dofs_per_node: int) -> NDArray[np.float64]:
+    """(n dofs_per_node, 6) rigid-body displacement fields: translations along x, y, z [m per m],
+    then small rotations about the body axes through the origin [m per rad], u_k = theta x p_k
+    (rotational DOFs of 6-DOF nodes get theta itself)."""
+    n = len(points)
+    modes = np.zeros((n, dofs_per_node, 6))
+    modes[:, :3, :3] = np.eye(3)
+    # theta x p = -skew(p) theta
+    x, y, z = points.T
+    modes[:, 0, 4], modes[:, 0, 5] = z, -y
+    modes[:, 1, 3], modes[:, 1, 5] = -z, x
+    modes[:, 2, 3], modes[:, 2, 4] = y, -x
+    if dofs_per_node == 6:
+        modes[:, 3:, 3:] = np.eye(3)
+    return modes.reshape(n * dofs_per_node, 6)
+
+
+def _shift(M: sp.spmatrix, K: sp.spmatrix) -> float:
+    """A negative shift [1/s^2] for shift-invert: small against the stiffness scale, so K - sigma M is
+    positive definite and well conditioned even for a free body."""
+    return -1e-6 * abs(K.diagonal().sum()) / abs(M.diagonal().sum())
+
+
+def lowest_modes(M: sp.spmatrix, K: sp.spmatrix, count: int, owner: str) -> tuple[NDArray, NDArray]:
+    """The ``count`` lowest eigenpairs of K phi = omega^2 M phi: (omega^2 (count,), Phi (n, count)),
+    M-normalized. Shift-invert Lanczos (scipy eigsh) about a small negative shift, dense below
+    ``DENSE_LIMIT`` DOFs."""
+    n = M.shape[0]
+    if count > n:
+        raise ModelError(f"{owner}: asks for {count} modes of a model with {n} DOFs; ask for fewer modes")
+    if n < DENSE_LIMIT or count >= n - 1:
+        omega2, modes = scipy.linalg.eigh(_dense(K), _dense(M), subset_by_index=(0, count - 1))
+        return omega2, modes
+    from scipy.sparse.linalg import eigsh
+
+    omega2, modes = eigsh(sp.csc_matrix(K), k=count, M=sp.csc_matrix(M), sigma=_shift(M, K), which="LM")
+    order = np.argsort(omega2)
+    modes = modes[:, order]
+    modes /= np.sqrt(np.einsum("ij,ij->j", modes, M @ modes))
+    return omega2[order], modes
+
+
+def _dense(matrix: sp.spmatrix | NDArray) -> NDArray[np.float64]:
+    return matrix.toarray() if sp.issparse(matrix) else np.asarray(matrix)
+
+
+def _drop_rigid(M: sp.spmatrix, rigid: NDArray, omega2: NDArray, modes: NDArray) -> tuple[NDArray, NDArray]:
+    """Remove the M-normalized columns of ``modes`` that are mostly rigid-body motion."""
+    M_rr = rigid.T @ (M @ rigid)
+    coupling = rigid.T @ (M @ modes)
+    rigid_fraction = np.einsum("ij,ij->j", coupling, np.linalg.solve(M_rr, coupling))
+    elastic = rigid_fraction < 0.5
+    return omega2[elastic], modes[:, elastic]
+
+
+def free_modes(M: sp.spmatrix, K: sp.spmatrix, n_modes: int, rigid: NDArray, owner: str) -> tuple[NDArray, NDArray]:
+    """The ``n_modes`` lowest elastic free-free modes: (omega^2 (m,) [1/s^2], Phi (n, m) [1/sqrt(kg)]),
+    the rigid-body modes (``rigid``, from ``rigid_body_modes``) dropped."""
+    omega2, modes = lowest_modes(M, K, min(n_modes + rigid.shape[1], M.shape[0]), owner)
+    omega2, modes = _drop_rigid(M, rigid, omega2, modes)
+    if len(omega2) < n_modes:
+        raise ModelError(f"{owner}: the model has only {len(omega2)} elastic modes; ask for at most that many")
+    return omega2[:n_modes], modes[:, :n_modes]
+
+
+def craig_bampton_basis(
+    M: sp.spmatrix, K: sp.spmatrix, interface_dofs: ArrayLike, n_modes: int, owner: str
+) -> NDArray[np.float64]:
+    """The Craig-Bampton basis T (n, n_modes + n_b): ``n_modes`` fixed-interface normal modes (interface
+    DOFs held, M-normalized) followed by one static constraint mode per interface DOF (unit
+    displacement there, the other interface DOFs held: psi_i = -K_ii^-1 K_ib). Column n_modes + j
+    is 1 at interface DOF j and every other column is 0 at all interface DOFs."""
+    from scipy.sparse.linalg import splu
+
+    n = M.shape[0]
+    boundary = np.asarray(interface_dofs, np.int64)
+    interior = np.setdiff1d(np.arange(n), boundary)
+    K, M = sp.csr_matrix(K), sp.csr_matrix(M)
+    K_ii = K[interior][:, interior].tocsc()
+    try:
+        factor = splu(K_ii)
+    except RuntimeError:
+        raise ModelError(
+            f"{owner}: the interface nodes do not hold the body still (the stiffness with them fixed is singular); "
+            "choose interface nodes that restrain all rigid motion (3 non-collinear solid nodes, or one beam node)"
+        ) from None
+    constraint = -factor.solve(K[interior][:, boundary].toarray())
+    _, fixed = lowest_modes(M[interior][:, interior], K_ii, n_modes, owner)
+    basis = np.zeros((n, n_modes + len(boundary)))
+    basis[np.ix_(interior, np.arange(n_modes))] = fixed
+    basis[interior, n_modes:] = constraint
+    basis[boundary, n_modes + np.arange(len(boundary))] = 1.0
+    return basis
+
+
+def orthonormal_modes(
+    M: sp.spmatrix, K: sp.spmatrix, basis: NDArray, rigid: NDArray, owner: str
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Orthonormalize a basis (Rayleigh-Ritz: eigenvectors of the reduced K, M) and drop its rigid-body
+    content: (omega^2 (m,) ascending, Phi (n, m)) with Phi^T M Phi = I, Phi^T K Phi = diag(omega^2)."""
+    K_r = basis.T @ (K @ basis)
+    M_r = basis.T @ (M @ basis)
+    try:
+        omega2, X = scipy.linalg.eigh((K_r + K_r.T) / 2, (M_r + M_r.T) / 2)
+    except np.linalg.LinAlgError:
+        raise ModelError(f"{owner}: the reduced mass matrix is singular; the basis has dependent columns") from None
+    return _drop_rigid(M, rigid, omega2, basis @ X)
+
+
+def modal_damping(
+    omega: NDArray[np.float64],
+    damping_ratio: float | ArrayLike | None = None,
+    rayleigh: tuple[float, float] | None = None,
+) -> NDArray[np.float64]:
+    """Modal damping matrix D (m, m) [1/s] of mass-orthonormal modes with circular frequencies ``omega``
+    [rad/s]: ``damping_ratio`` zeta (one or one per mode) gives diag(2 zeta omega); ``rayleigh``
+    (alpha [1/s], beta [s]) gives alpha I + beta diag(omega^2), i.e. Phi^T (alpha M + beta K) Phi."""
+    if (damping_ratio is None) == (rayleigh is None):
+        raise ModelError("modal damping: give exactly one of damping_ratio and rayleigh=(alpha, beta)")
+    if rayleigh is not None:
+        alpha, beta = rayleigh
+        return np.diag(alpha + beta * omega**2)
+    zeta = np.broadcast_to(np.asarray(damping_ratio, float), omega.shape)
+    return np.diag(2.0 * zeta * omega)

@@ -1,0 +1,179 @@
+"""Solid meshes (tetrahedra, hexahedra; linear and quadratic) and their M and K, assembled by scikit-fem.
+
+A ``SolidMesh`` holds every FE node (corners and, for quadratic elements, mid-side, face and
+interior nodes) in one array; node k owns DOFs 3k .. 3k+2 (u_x, u_y, u_z) of the matrices
+``solid_matrices`` returns. Quadratic elements sit on straight-edged (affine) geometry: the
+mid-side nodes of a file are matched by position to the nodes scikit-fem places at edge midpoints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+from multibody.model.element import ModelError
+from multibody.model.material import Material
+
+ELEMENTS = {
+    "tet4": ("tetra", "ElementTetP1"),
+    "tet10": ("tetra", "ElementTetP2"),
+    "hex8": ("hexahedron", "ElementHex1"),
+    "hex20": ("hexahedron", "ElementHexS2"),
+    "hex27": ("hexahedron", "ElementHex2"),
+}
+"""Element name -> (meshio corner cell type, scikit-fem element class)."""
+
+MESHIO_CELLS = {
+    "tetra": "tet4",
+    "tetra10": "tet10",
+    "hexahedron": "hex8",
+    "hexahedron20": "hex20",
+    "hexahedron27": "hex27",
+}
+"""meshio cell type -> element name (the first 4 or 8 nodes of each cell are its corners)."""
+
+
+@dataclass(frozen=True)
+class SolidMesh:
+    """``points`` (n, 3) [m] all FE nodes in body axes; ``cells`` (c, 4 | 8) corner node indices in
+    meshio/VTK order; ``element`` one of ``ELEMENTS``."""
+
+    points: NDArray[np.float64]
+    cells: NDArray[np.int64]
+    element: str
+
+
+def _check_element(element: str) -> None:
+    if element not in ELEMENTS:
+        raise ModelError(f"solid mesh: element must be one of {tuple(ELEMENTS)}, got {element!r}")
+
+
+def _skfem_mesh(points: NDArray, cells: NDArray, element: str):
+    """The linear-geometry scikit-fem mesh of the corner nodes (skfem orders them its own way)."""
+    import meshio
+    from skfem.io.meshio import from_meshio
+
+    corners = np.unique(cells)
+    renumber = np.full(len(points), -1)
+    renumber[corners] = np.arange(len(corners))
+    cell_type = ELEMENTS[element][0]
+    return from_meshio(meshio.Mesh(points[corners], [(cell_type, renumber[cells])]))
+
+
+def _vector_basis(skmesh, element: str):
+    import skfem
+
+    return skfem.Basis(skmesh, skfem.ElementVector(getattr(skfem, ELEMENTS[element][1])()))
+
+
+def _node_dofs(basis) -> NDArray[np.int64]:
+    """(n_nodes, 3) DOF indices of each FE node of a vector basis (corners, edges, faces, interiors)."""
+    groups = [basis.nodal_dofs, basis.edge_dofs, basis.facet_dofs, basis.interior_dofs]
+    return np.hstack([g for g in groups if g.size]).T
+
+
+def box_mesh(
+    lengths: ArrayLike, divisions: ArrayLike, element: str = "hex8", origin: ArrayLike = (0.0, 0.0, 0.0)
+) -> SolidMesh:
+    """A box of ``lengths`` (3,) [m] from ``origin``, ``divisions`` (3,) elements per side.
+
+    Tetrahedral boxes split each hexahedron into tetrahedra (scikit-fem's ``MeshTet.init_tensor``).
+    A plate is a box with one short side; a beam a box with one long side."""
+    import skfem
+
+    _check_element(element)
+    lengths, divisions = np.asarray(lengths, float), np.asarray(divisions, int)
+    if lengths.shape != (3,) or divisions.shape != (3,) or np.any(lengths <= 0) or np.any(divisions < 1):
+        raise ModelError(f"box mesh: need 3 positive lengths and 3 divisions >= 1, got {lengths}, {divisions}")
+    axes = [o + np.linspace(0.0, a, d + 1) for o, a, d in zip(np.asarray(origin, float), lengths, divisions)]
+    kind = skfem.MeshTet if element.startswith("tet") else skfem.MeshHex
+    return _from_skfem(kind.init_tensor(*axes), element)
+
+
+def tube_mesh(
+    length: float, d_out: float, d_in: float, n_axial: int, n_around: int, n_radial: int = 1, element: str = "hex8"
+) -> SolidMesh:
+    """A circular tube along the body x axis from x = 0 to ``length`` [m], hexahedra on an
+    (x, r, angle) grid: ``n_axial`` x ``n_radial`` x ``n_around`` elements (quadrilateral facets
+    approximate the circle, so the area is short of the exact one by O(1/n_around^2))."""
+    import skfem
+
+    _check_element(element)
+    if element.startswith("tet") or not 0.0 < d_in < d_out or n_around < 3:
+        raise ModelError("tube mesh: needs a hexahedral element, 0 < d_in < d_out and n_around >= 3")
+    grid = skfem.MeshHex.init_tensor(
+        np.linspace(0.0, length, n_axial + 1),
+        np.linspace(d_in / 2.0, d_out / 2.0, n_radial + 1),
+        np.linspace(0.0, 2.0 * np.pi, n_around + 1),
+    )
+    from scipy.spatial import cKDTree
+
+    x, r, angle = grid.p
+    seam = np.isclose(angle, 2.0 * np.pi)
+    index = np.full(len(x), -1)
+    index[~seam] = np.arange(np.count_nonzero(~seam))
+    start = np.flatnonzero(np.isclose(angle, 0.0))
+    _, nearest = cKDTree(np.column_stack([x[start], r[start]])).query(np.column_stack([x[seam], r[seam]]))
+    index[seam] = index[start[nearest]]  # the seam at 2 pi is the start at angle 0
+    p = np.vstack([x, r * np.cos(angle), r * np.sin(angle)])[:, ~seam]
+    return _from_skfem(skfem.MeshHex(p, index[grid.t]), element)
+
+
+def _from_skfem(skmesh, element: str) -> SolidMesh:
+    """A SolidMesh whose nodes are the FE nodes of ``element`` on the scikit-fem mesh, corners first."""
+    from skfem.io.meshio import to_meshio
+
+    basis = _vector_basis(skmesh, element)
+    nodes = basis.doflocs[:, _node_dofs(basis)[:, 0]].T
+    corner_cells = to_meshio(skmesh).cells[0].data  # corners keep their skfem numbers: nodes 0..n_vertices-1
+    return SolidMesh(np.ascontiguousarray(nodes), np.asarray(corner_cells, np.int64), element)
+
+
+def read_mesh(path: str | Path) -> SolidMesh:
+    """Read a solid mesh with meshio (Gmsh .msh, Abaqus .inp, VTK .vtk/.vtu, ...): the first
+    tetrahedral or hexahedral cell block, its nodes in the file's order."""
+    import meshio
+
+    try:
+        data = meshio.read(path)
+    except Exception as error:  # noqa: BLE001 (meshio raises many types; report them as the package's own)
+        raise ModelError(
+            f"mesh file '{path}': meshio cannot read it ({error}); give a .msh, .inp or .vtu file"
+        ) from None
+    for block in data.cells:
+        if block.type in MESHIO_CELLS:
+            element = MESHIO_CELLS[block.type]
+            n_corners = 4 if element.startswith("tet") else 8
+            return SolidMesh(np.asarray(data.points, float)[:, :3], np.asarray(block.data[:, :n_corners]), element)
+    raise ModelError(f"mesh file '{path}': no tetrahedra or hexahedra; cell types are {[b.type for b in data.cells]}")
+
+
+def solid_matrices(mesh: SolidMesh, material: Material) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """Consistent mass [kg] and stiffness [N/m] matrices (3n x 3n, sparse, node-major DOFs) of the
+    mesh: linear elasticity (Lame parameters from E, nu) and rho u.v, by scikit-fem."""
+    from scipy.spatial import cKDTree
+    from skfem import BilinearForm, asm
+    from skfem.helpers import dot
+    from skfem.models.elasticity import linear_elasticity
+
+    skmesh = _skfem_mesh(mesh.points, mesh.cells, mesh.element)
+    basis = _vector_basis(skmesh, mesh.element)
+    lam, mu = material.lame_parameters()
+    density = material.density
+    K = asm(linear_elasticity(lam, mu), basis)
+    M = asm(BilinearForm(lambda u, v, w: density * dot(u, v)), basis)
+    node_dofs = _node_dofs(basis)
+    distance, node = cKDTree(mesh.points).query(basis.doflocs[:, node_dofs[:, 0]].T)
+    size = np.ptp(mesh.points, axis=0).max()
+    if np.any(distance > 1e-8 * size) or len(np.unique(node)) != len(mesh.points):
+        raise ModelError(
+            "solid mesh: the nodes do not match the element's nodes at corners and straight edge midpoints; "
+            "give straight-edged quadratic elements and no unused nodes"
+        )
+    permutation = np.empty(3 * len(mesh.points), np.int64)
+    permutation[(3 * node[:, None] + np.arange(3)).ravel()] = node_dofs.ravel()
+    return M[permutation][:, permutation].tocsr(), K[permutation][:, permutation].tocsr()
