@@ -144,12 +144,20 @@ def read_mesh(path: str | Path) -> SolidMesh:
         raise ModelError(
             f"mesh file '{path}': meshio cannot read it ({error}); give a .msh, .inp or .vtu file"
         ) from None
-    for block in data.cells:
+    return solid_mesh_from_meshio(data, f"mesh file '{path}'")
+
+
+def solid_mesh_from_meshio(data: object, source: str) -> SolidMesh:
+    """The first tetrahedral or hexahedral cell block of a meshio Mesh, its nodes in the mesh's order;
+    ``source`` names the mesh in errors."""
+    for block in data.cells:  # type: ignore[attr-defined]
         if block.type in MESHIO_CELLS:
             element = MESHIO_CELLS[block.type]
             n_corners = 4 if element.startswith("tet") else 8
-            return SolidMesh(np.asarray(data.points, float)[:, :3], np.asarray(block.data[:, :n_corners]), element)
-    raise ModelError(f"mesh file '{path}': no tetrahedra or hexahedra; cell types are {[b.type for b in data.cells]}")
+            points = np.asarray(data.points, float)[:, :3]  # type: ignore[attr-defined]
+            return SolidMesh(points, np.asarray(block.data[:, :n_corners]), element)
+    cell_types = [block.type for block in data.cells]  # type: ignore[attr-defined]
+    raise ModelError(f"{source}: no tetrahedra or hexahedra; cell types are {cell_types}")
 
 
 def solid_matrices(mesh: SolidMesh, material: Material) -> tuple[sp.csr_matrix, sp.csr_matrix]:

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 from multibody.model.body import Body, Ground, RigidBody
 from multibody.model.contact import Contact
 from multibody.model.element import Element, ModelError
+from multibody.model.flexible import FlexibleBody
 from multibody.model.forces.base import ForceElement
 from multibody.model.joints.base import Joint
 from multibody.model.marker import finite_vector
@@ -50,7 +51,7 @@ class Model:
                 f"{element.describe()}: the name '{element.name}' is already used by "
                 f"{self._names[element.name].describe()}; names must be unique within a model"
             )
-        if isinstance(element, RigidBody):
+        if isinstance(element, (RigidBody, FlexibleBody)):
             collection: dict = self.bodies
         elif isinstance(element, Joint):
             collection = self.joints
@@ -66,7 +67,7 @@ class Model:
             collection = self.contacts
         else:
             raise ModelError(
-                f"model '{self.name}': cannot add {element!r}; expected a RigidBody, Joint, Motion, force or contact element"
+                f"model '{self.name}': cannot add {element!r}; expected a RigidBody, FlexibleBody, Joint, Motion, force or contact element"
             )
         for marker in getattr(element, "attached_markers", tuple)():
             if not self._owns(marker.body):
@@ -98,6 +99,13 @@ class Model:
         """Freeze the model into a ``System`` of flat arrays (see ``multibody.system``)."""
         from multibody.system.compile import compile_model
 
+        for body in self.bodies.values():
+            if isinstance(body, FlexibleBody):
+                raise ModelError(
+                    f"{body.describe()}: flexible bodies are not simulated yet (their modes, frequencies and inertia "
+                    "invariants are ready, the equations of motion are not); remove it from the model or model the "
+                    "part as a RigidBody"
+                )
         return compile_model(self)
 
     def __repr__(self) -> str:

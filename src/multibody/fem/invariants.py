@@ -1,0 +1,163 @@
+"""Floating-frame inertia invariants of a modal body (Shabana's formulation), computed once.
+
+The body frame B has origin O; a material point at undeformed position x (body axes) moves to
+r = x + u with u = Phi(x) q, q the m modal coordinates. Mass-orthonormal modes (Phi^T M Phi = I)
+have units 1/sqrt(kg), so q is in sqrt(kg) m. With v the velocity of O and w the angular velocity,
+both in body axes, the kinetic energy is T = 1/2 [v; w; q']^T M(q) [v; w; q'] with
+
+    M(q) = [[ m I3,        -skew(s(q)),   S_t      ],
+            [ skew(s(q)),   J(q),         M_wf(q)  ],
+            [ S_t^T,        M_wf(q)^T,    M_ff     ]]
+
+    s(q)     = s + S_t q                                         first moment [kg m]
+    C(q)     = C + sum_j q_j (A_j + A_j^T) + sum_jl q_j q_l B_jl   second moment int rho r r^T [kg m^2]
+    J(q)     = tr(C(q)) I3 - C(q)                                inertia about O [kg m^2]
+    M_wf(q)  = S_r + sum_j q_j X_j,   (X_j)_:l = int rho Phi_j x Phi_l   rotation-elastic coupling
+
+Invariants (Shabana, *Dynamics of Multibody Systems*, 4th ed., Cambridge 2020, sec. 5.5; the
+names of the literature in brackets):
+
+    mass m         int rho dV                  [kg]             (I1)
+    s              int rho x dV                [kg m]           (I2, = m x_cm)
+    J_O            int rho (x.x I - x x^T) dV  [kg m^2]         (inertia of the undeformed body about O)
+    S_t  (3, m)    int rho Phi dV              [sqrt(kg)]       (I3, translation-elastic coupling)
+    S_r  (3, m)    int rho skew(x) Phi dV      [sqrt(kg) m]     (I4, rotation-elastic coupling)
+    M_ff (m, m)    int rho Phi^T Phi dV = I    [-]              (I5, modal mass)
+    A    (m, 3, 3) int rho x Phi_j^T dV        [sqrt(kg) m]     (I6/I7 terms linear in q)
+    B    (m, m, 3, 3) int rho Phi_j Phi_l^T dV [-]              (I8/I9 terms quadratic in q)
+
+m, s, J_O, S_t, S_r and M_ff are exact integrals: quadratic forms of the FE (consistent) mass matrix
+with rigid-body fields, which the element interpolates exactly. A and B need products of different
+displacement components, which the assembled matrix does not hold; they use HRZ-lumped nodal
+masses (Hinton, Rock, Zienkiewicz, Earthq. Eng. Struct. Dyn. 4 (1976) 245: the translational diagonal
+scaled to the exact mass), so they carry the lumping's O(h^2) error. Rotational DOFs of beam nodes
+enter the exact invariants (rotary inertia of torsion) but not A and B.
+
+Reference condition: the modes of ``multibody.fem.reduction`` are M-orthogonal to the rigid-body
+modes, so S_t = 0 and S_r = 0: the body frame is a mean-axes (Buckens) frame to first order, and
+``reference_condition`` says which holds. A basis of a body clamped at a node (tied frame) gives
+nonzero S_t, S_r; the formulas above hold for any basis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+from multibody.fem.reduction import rigid_body_modes
+from multibody.spatial.rotations import skew
+
+LEVI_CIVITA = np.zeros((3, 3, 3))
+LEVI_CIVITA[0, 1, 2] = LEVI_CIVITA[1, 2, 0] = LEVI_CIVITA[2, 0, 1] = 1.0
+LEVI_CIVITA[0, 2, 1] = LEVI_CIVITA[2, 1, 0] = LEVI_CIVITA[1, 0, 2] = -1.0
+"""The permutation symbol eps_abc: (a x b)_i = eps_ijk a_j b_k."""
+
+
+@dataclass(frozen=True)
+class ModalInvariants:
+    """The inertia invariants of one modal body (see the module docstring for formulas and units)."""
+
+    mass: float
+    first_moment: NDArray[np.float64]
+    inertia: NDArray[np.float64]
+    translation_coupling: NDArray[np.float64]
+    rotation_coupling: NDArray[np.float64]
+    modal_mass: NDArray[np.float64]
+    position_modes: NDArray[np.float64]
+    mode_products: NDArray[np.float64]
+    nodal_masses: NDArray[np.float64]
+
+    @property
+    def reference_condition(self) -> str:
+        """``"mean_axes"`` when S_t and S_r vanish (modes M-orthogonal to rigid motion), else ``"general"``."""
+        scale = np.sqrt(self.mass) * (1.0 + np.linalg.norm(self.first_moment) / self.mass)
+        small = max(np.abs(self.translation_coupling).max(initial=0.0), np.abs(self.rotation_coupling).max(initial=0.0))
+        return "mean_axes" if small < 1e-8 * scale else "general"
+
+    def first_moment_at(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
+        """s(q) = int rho r dV [kg m] (3,) at modal coordinates q (m,)."""
+        return self.first_moment + self.translation_coupling @ q
+
+    def inertia_at(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
+        """J(q) [kg m^2] (3, 3): inertia of the deformed body about O, body axes."""
+        C0 = 0.5 * np.trace(self.inertia) * np.eye(3) - self.inertia
+        linear = np.einsum("j,jab->ab", q, self.position_modes)
+        C = C0 + linear + linear.T + np.einsum("j,l,jlab->ab", q, q, self.mode_products)
+        return np.trace(C) * np.eye(3) - C
+
+    def rotation_coupling_at(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
+        """M_wf(q) (3, m) = int rho skew(r) Phi dV."""
+        cross = np.einsum("abc,jlbc->jla", LEVI_CIVITA, self.mode_products)  # int rho Phi_j x Phi_l
+        return self.rotation_coupling + np.einsum("j,jla->al", q, cross)
+
+    def mass_matrix(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
+        """M(q) (6 + m, 6 + m) for velocities (v_O in body axes [m/s], w [rad/s] body axes, q')."""
+        m = len(q)
+        s_tilde = skew(self.first_moment_at(q))
+        M = np.zeros((6 + m, 6 + m))
+        M[:3, :3] = self.mass * np.eye(3)
+        M[:3, 3:6], M[3:6, :3] = -s_tilde, s_tilde
+        M[:3, 6:] = self.translation_coupling
+        M[3:6, 3:6] = self.inertia_at(q)
+        M[3:6, 6:] = self.rotation_coupling_at(q)
+        M[6:, :6] = M[:6, 6:].T
+        M[6:, 6:] = self.modal_mass
+        return M
+
+    def quadratic_velocity(
+        self, q: NDArray[np.float64], v: NDArray[np.float64], w: NDArray[np.float64], qdot: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Quadratic velocity vector Q_v (6 + m,) [N, N m, sqrt(kg) m/s^2]: M(q) a = Q_applied + Q_v - K q - D q'.
+
+        Per material point c = w x v + w x (w x r) + 2 w x u'; Q_v = -int rho [c; r x c; Phi^T c] dV,
+        written with the invariants: with N_j = int rho Phi_j r^T and G = sum_j q'_j N_j,
+        int rho r x (w x u') = (tr(G) I - G) w and int rho Phi_j . (w x (w x r)) = w^T N_j w - tr(N_j) w.w.
+        """
+        s = self.first_moment_at(q)
+        N = np.transpose(self.position_modes, (0, 2, 1)) + np.einsum("l,jlab->jab", q, self.mode_products)
+        G = np.einsum("j,jab->ab", qdot, N)
+        cross = np.einsum("abc,jlbc->jla", LEVI_CIVITA, self.mode_products)
+        force = (
+            self.mass * np.cross(w, v)
+            + np.cross(w, np.cross(w, s))
+            + 2.0 * np.cross(w, self.translation_coupling @ qdot)
+        )
+        moment = np.cross(s, np.cross(w, v)) + np.cross(w, self.inertia_at(q) @ w) + 2.0 * (np.trace(G) * w - G @ w)
+        elastic = (
+            self.translation_coupling.T @ np.cross(w, v)
+            + np.einsum("a,jab,b->j", w, N, w)
+            - np.trace(N, axis1=1, axis2=2) * (w @ w)
+            + 2.0 * np.einsum("l,lja,a->j", qdot, cross, w)
+        )
+        return -np.concatenate([force, moment, elastic])
+
+
+def modal_invariants(
+    mass_matrix: sp.spmatrix, modes: NDArray[np.float64], points: NDArray[np.float64], dofs_per_node: int
+) -> ModalInvariants:
+    """The invariants of a body with FE mass matrix (n, n), mass-orthonormal modes Phi (n, m), nodes
+    (N, 3) [m] in body axes, ``dofs_per_node`` 3 (solids) or 6 (beams)."""
+    rigid = rigid_body_modes(points, dofs_per_node)
+    M_rr = rigid.T @ (mass_matrix @ rigid)
+    mass = M_rr[0, 0]
+    s_tilde = -M_rr[:3, 3:]
+    first_moment = np.array([s_tilde[2, 1], s_tilde[0, 2], s_tilde[1, 0]])
+    M_phi = mass_matrix @ modes
+    n_nodes = len(points)
+    translational = mass_matrix.diagonal().reshape(n_nodes, dofs_per_node)[:, :3].mean(axis=1)
+    nodal_masses = mass * translational / translational.sum()
+    Phi_k = modes.reshape(n_nodes, dofs_per_node, -1)[:, :3, :]
+    return ModalInvariants(
+        mass=float(mass),
+        first_moment=first_moment,
+        inertia=0.5 * (M_rr[3:, 3:] + M_rr[3:, 3:].T),
+        translation_coupling=rigid[:, :3].T @ M_phi,
+        rotation_coupling=rigid[:, 3:].T @ M_phi,
+        modal_mass=modes.T @ M_phi,
+        position_modes=np.einsum("k,ka,kbj->jab", nodal_masses, points, Phi_k),
+        mode_products=np.einsum("k,kaj,kbl->jlab", nodal_masses, Phi_k, Phi_k),
+        nodal_masses=nodal_masses,
+    )

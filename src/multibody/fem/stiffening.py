@@ -1,0 +1,63 @@
+"""Geometric stiffening of a modal beam body from reference load cases.
+
+A reference load case gives a prestress; its geometric stiffness projected on the modes, K_G =
+Phi^T K_G(N) Phi (m, m), scales with the load at run time: K_ff + lambda K_G. Two cases:
+
+- unit axial force: every element carries N = 1 N of tension (``axial_stiffening``), K_G per newton;
+- unit spin: the body spins at 1 rad/s about an axis through the body origin and is held at chosen
+  nodes (the hub); the centrifugal nodal loads m_k w x (w x x_k) are solved statically for the
+  element axial forces (``spin_stiffening``), K_G per (rad/s)^2. Without it a spinning beam's
+  modal model softens and diverges (Kane, Ryan, Banerjee, J. Guid. Control Dyn. 10 (1987) 139).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+from multibody.fem.beams import BeamMesh, beam_axial_forces, beam_geometric_stiffness
+from multibody.model.element import ModelError
+from multibody.model.material import Material
+
+
+def axial_stiffening(mesh: BeamMesh, modes: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Phi^T K_G Phi (m, m) [1/(s^2 N)] for a unit tensile force in every element."""
+    KG = beam_geometric_stiffness(mesh, 1.0)
+    return modes.T @ (KG @ modes)
+
+
+def spin_stiffening(
+    mesh: BeamMesh,
+    material: Material,
+    mass_matrix: sp.spmatrix,
+    stiffness_matrix: sp.spmatrix,
+    modes: NDArray[np.float64],
+    axis: ArrayLike,
+    held_nodes: ArrayLike,
+    owner: str,
+) -> NDArray[np.float64]:
+    """Phi^T K_G Phi (m, m) [-]: times Omega^2 [(rad/s)^2] it adds to the modal stiffness [1/s^2]. A unit spin
+    (1 rad/s) about ``axis`` through the body origin, with ``held_nodes`` clamped. The centrifugal load
+    is the consistent mass matrix times the centripetal acceleration field of the nodes."""
+    from scipy.sparse.linalg import spsolve
+
+    axis = np.asarray(axis, float)
+    if axis.shape != (3,) or np.linalg.norm(axis) == 0.0:
+        raise ModelError(f"{owner}: spin axis must be 3 numbers, not all zero; got {axis!r}")
+    axis = axis / np.linalg.norm(axis)
+    held = np.atleast_1d(np.asarray(held_nodes, np.int64))
+    if held.size == 0:
+        raise ModelError(f"{owner}: spin stiffening needs held_nodes (the hub) to solve the centrifugal load case")
+    radial = mesh.points - np.outer(mesh.points @ axis, axis)  # -w x (w x x) for w = axis
+    field = np.zeros((len(mesh.points), 6))
+    field[:, :3] = radial
+    load = mass_matrix @ field.ravel()
+    fixed = (6 * held[:, None] + np.arange(6)).ravel()
+    free = np.setdiff1d(np.arange(load.size), fixed)
+    displacement = np.zeros(load.size)
+    K = sp.csr_matrix(stiffness_matrix)
+    displacement[free] = spsolve(K[free][:, free].tocsc(), load[free])
+    forces = beam_axial_forces(mesh, displacement, material)
+    KG = beam_geometric_stiffness(mesh, forces)
+    return modes.T @ (KG @ modes)
