@@ -71,6 +71,8 @@ def _dense(matrix: sp.spmatrix | NDArray) -> NDArray[np.float64]:
 
 def _drop_rigid(M: sp.spmatrix, rigid: NDArray, omega2: NDArray, modes: NDArray) -> tuple[NDArray, NDArray]:
     """Remove the M-normalized columns of ``modes`` that are mostly rigid-body motion."""
+    if rigid.shape[1] == 0:
+        return omega2, modes
     M_rr = rigid.T @ (M @ rigid)
     coupling = rigid.T @ (M @ modes)
     rigid_fraction = np.einsum("ij,ij->j", coupling, np.linalg.solve(M_rr, coupling))
@@ -109,7 +111,7 @@ def craig_bampton_basis(
             f"{owner}: the interface nodes do not hold the body still (the stiffness with them fixed is singular); "
             "choose interface nodes that restrain all rigid motion (3 non-collinear solid nodes, or one beam node)"
         ) from None
-    constraint = -factor.solve(K[interior][:, boundary].toarray())
+    constraint = -factor.solve(K[interior][:, boundary].toarray()) if boundary.size else np.zeros((interior.size, 0))
     _, fixed = lowest_modes(M[interior][:, interior], K_ii, n_modes, owner)
     basis = np.zeros((n, n_modes + len(boundary)))
     basis[np.ix_(interior, np.arange(n_modes))] = fixed
@@ -147,3 +149,56 @@ def modal_damping(
         return np.diag(alpha + beta * omega**2)
     zeta = np.broadcast_to(np.asarray(damping_ratio, float), omega.shape)
     return np.diag(2.0 * zeta * omega)
+
+
+def node_dofs(nodes: NDArray[np.int64], dofs_per_node: int) -> NDArray[np.int64]:
+    """The DOF indices (node-major) of ``nodes``."""
+    return (dofs_per_node * np.asarray(nodes)[:, None] + np.arange(dofs_per_node)).ravel()
+
+
+def reduce_model(
+    M: sp.spmatrix,
+    K: sp.spmatrix,
+    points: NDArray[np.float64],
+    dofs_per_node: int,
+    n_modes: int,
+    interface: NDArray[np.int64] | None,
+    reference_nodes: NDArray[np.int64] | None,
+    owner: str,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Modes of a body: (omega^2 (m,), Phi (n, m)), mass-orthonormal.
+
+    Without ``reference_nodes``: mean axes, rigid-body modes dropped; free-free modes, or with
+    ``interface`` nodes the orthonormalized Craig-Bampton basis (``n_modes`` fixed-interface modes
+    plus the constraint modes, less the six rigid modes). With ``reference_nodes`` (tied frame):
+    those nodes' DOFs are held (zero in every mode) and the same reduction runs on the rest.
+    """
+    rigid = rigid_body_modes(points, dofs_per_node)
+    active = np.arange(M.shape[0])
+    if reference_nodes is not None:
+        held = node_dofs(reference_nodes, dofs_per_node)
+        _require_rigid_restraint(rigid[held], owner, "reference")
+        active = np.setdiff1d(active, held)
+        rigid = np.zeros((active.size, 0))
+        M, K = sp.csr_matrix(M)[active][:, active], sp.csr_matrix(K)[active][:, active]
+    if interface is None:
+        omega2, modes = free_modes(M, K, n_modes, rigid, owner)
+    else:
+        boundary = node_dofs(np.setdiff1d(interface, [] if reference_nodes is None else reference_nodes), dofs_per_node)
+        if reference_nodes is None:
+            _require_rigid_restraint(rigid_body_modes(points, dofs_per_node)[boundary], owner, "interface")
+        basis = craig_bampton_basis(M, K, np.searchsorted(active, boundary), n_modes, owner)
+        omega2, modes = orthonormal_modes(M, K, basis, rigid, owner)
+    full = np.zeros((len(points) * dofs_per_node, modes.shape[1]))
+    full[active] = modes
+    return omega2, full
+
+
+def _require_rigid_restraint(rigid_rows: NDArray[np.float64], owner: str, what: str) -> None:
+    """ModelError unless holding these DOFs stops all six rigid-body motions."""
+    scale = max(np.abs(rigid_rows).max(initial=0.0), 1.0)
+    if rigid_rows.size == 0 or np.linalg.matrix_rank(rigid_rows, tol=1e-9 * scale) < 6:
+        raise ModelError(
+            f"{owner}: holding the {what} nodes leaves the body free to move rigidly; give one beam node or "
+            "at least three non-collinear solid nodes"
+        )

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from multibody.fem.beams import BeamMesh, beam_axial_forces, beam_geometric_stiffness
+from multibody.fem.reduction import node_dofs
 from multibody.model.element import ModelError
 from multibody.model.material import Material
 
@@ -53,7 +54,7 @@ def spin_stiffening(
     field = np.zeros((len(mesh.points), 6))
     field[:, :3] = radial
     load = mass_matrix @ field.ravel()
-    fixed = (6 * held[:, None] + np.arange(6)).ravel()
+    fixed = node_dofs(held, 6)
     free = np.setdiff1d(np.arange(load.size), fixed)
     displacement = np.zeros(load.size)
     K = sp.csr_matrix(stiffness_matrix)

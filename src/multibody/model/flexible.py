@@ -61,8 +61,11 @@ class FlexibleBody(Body):
     node_positions : (N, 3) undeformed nodes [m], body axes, in the mesh's order.
     dofs_per_node : 3 (solids: u_x, u_y, u_z) or 6 (beams: and theta_x, theta_y, theta_z).
     modes : (N dofs_per_node, m) mass-orthonormal mode shapes [1/sqrt(kg)].
-    frequencies : (m,) natural frequencies of the kept modes [Hz] (free body for ``"free"``; for
-        ``"craig_bampton"`` the frequencies of the free body in the reduced basis).
+    frequencies : (m,) natural frequencies of the kept modes [Hz]: of the free body, or of the body
+        held at ``reference_nodes``; for ``"craig_bampton"`` those of the reduced basis (Ritz values).
+    reference_condition : ``"mean_axes"`` (default: modes M-orthogonal to rigid motion, rigid modes
+        dropped) or ``"tied"`` (``reference_nodes`` given: the frame is fixed to those nodes, whose
+        DOFs are held in every mode; a beam node or three non-collinear solid nodes).
     modal_stiffness, modal_damping : (m, m) diag(omega^2) [1/s^2] and the damping matrix [1/s].
     invariants : ``multibody.fem.invariants.ModalInvariants``.
     geometric_stiffness : name -> (m, m) modal geometric stiffness of a reference load case (see
@@ -81,6 +84,7 @@ class FlexibleBody(Body):
         dofs_per_node: int = 3,
         interface: Sequence[int] | None = None,
         method: str | None = None,
+        reference_nodes: Sequence[int] | None = None,
         position: ArrayLike | None = None,
         orientation: ArrayLike | None = None,
         damping_ratio: float | ArrayLike | None = None,
@@ -89,13 +93,7 @@ class FlexibleBody(Body):
         material: Material | None = None,
     ) -> None:
         from multibody.fem.invariants import modal_invariants
-        from multibody.fem.reduction import (
-            craig_bampton_basis,
-            free_modes,
-            modal_damping,
-            orthonormal_modes,
-            rigid_body_modes,
-        )
+        from multibody.fem.reduction import modal_damping, reduce_model
 
         super().__init__(name)
         owner = self.describe()
@@ -114,17 +112,15 @@ class FlexibleBody(Body):
         if self.method not in METHODS:
             raise ModelError(f"{owner}: method must be one of {METHODS}, got {method!r}")
         self.interface = None if interface is None else self._node_indices(interface, "interface")
-        rigid = rigid_body_modes(points, self.dofs_per_node)
-        if self.method == "free":
-            omega2, modes = free_modes(M, K, int(n_modes), rigid, owner)
-        else:
-            if self.interface is None:
-                raise ModelError(
-                    f"{owner}: method 'craig_bampton' needs interface=[node indices]; or use method='free'"
-                )
-            dofs = (self.dofs_per_node * self.interface[:, None] + np.arange(self.dofs_per_node)).ravel()
-            basis = craig_bampton_basis(M, K, dofs, int(n_modes), owner)
-            omega2, modes = orthonormal_modes(M, K, basis, rigid, owner)
+        self.reference_nodes = (
+            None if reference_nodes is None else self._node_indices(reference_nodes, "reference_nodes")
+        )
+        self.reference_condition = "mean_axes" if reference_nodes is None else "tied"
+        if self.method == "craig_bampton" and self.interface is None:
+            raise ModelError(f"{owner}: method 'craig_bampton' needs interface=[node indices]; or use method='free'")
+        omega2, modes = reduce_model(
+            M, K, points, self.dofs_per_node, int(n_modes), self.interface, self.reference_nodes, owner
+        )
         self.modes = modes
         self.modal_stiffness = np.diag(np.clip(omega2, 0.0, None))
         self.frequencies = np.sqrt(np.clip(omega2, 0.0, None)) / (2.0 * np.pi)
@@ -153,7 +149,7 @@ class FlexibleBody(Body):
     ) -> FlexibleBody:
         """A body from an FE program's mass [kg] and stiffness [N/m] matrices in body axes, SI units,
         DOFs node-major (node k owns rows dofs_per_node k ...), e.g. from ``read_abaqus_matrix``.
-        ``options``: interface, method, position, orientation, damping_ratio, rayleigh."""
+        ``options``: interface, method, reference_nodes, position, orientation, damping_ratio, rayleigh."""
         return cls(name, mass_matrix, stiffness_matrix, node_positions, n_modes, dofs_per_node, **options)  # type: ignore[arg-type]
 
     @classmethod
@@ -170,8 +166,9 @@ class FlexibleBody(Body):
         """A body from a mesh: a ``SolidMesh`` (``multibody.fem.solids``: box_mesh, tube_mesh, read_mesh),
         a ``BeamMesh`` (``multibody.fem.beams.beam_line``), a meshio Mesh or a mesh file path.
         ``material`` is a ``Material`` (E, nu, density). ``method`` "free" (default without interface)
-        or "craig_bampton" (default with ``interface`` node indices). ``options``: position,
-        orientation, damping_ratio, rayleigh."""
+        or "craig_bampton" (default with ``interface`` node indices: ``n_modes`` fixed-interface modes
+        plus one constraint mode per interface DOF, less the 6 rigid modes in mean axes). ``options``: reference_nodes,
+        position, orientation, damping_ratio, rayleigh."""
         import meshio
 
         from multibody.fem.beams import BeamMesh, beam_matrices
