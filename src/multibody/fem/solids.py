@@ -140,7 +140,7 @@ def read_mesh(path: str | Path) -> SolidMesh:
 
     try:
         data = meshio.read(path)
-    except Exception as error:  # noqa: BLE001 (meshio raises many types; report them as the package's own)
+    except (Exception, SystemExit) as error:  # noqa: BLE001 (meshio raises many types, and exits on unknown files)
         raise ModelError(
             f"mesh file '{path}': meshio cannot read it ({error}); give a .msh, .inp or .vtu file"
         ) from None
