@@ -14,7 +14,6 @@ evaluated in vectorized groups by the formulation:
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass
 
 from multibody.model.element import Element
