@@ -137,20 +137,13 @@ class FlexibleBody(Body):
         self.orientation = np.eye(3) if orientation is None else rotation_matrix(owner, orientation)
 
     @classmethod
-    def from_matrices(
-        cls,
-        name: str,
-        mass_matrix: sp.spmatrix | NDArray,
-        stiffness_matrix: sp.spmatrix | NDArray,
-        node_positions: ArrayLike,
-        n_modes: int,
-        dofs_per_node: int = 3,
-        **options: object,
-    ) -> FlexibleBody:
+    def from_matrices(cls, name: str, *matrices_and_nodes: object, **options: object) -> FlexibleBody:
         """A body from an FE program's mass [kg] and stiffness [N/m] matrices in body axes, SI units,
-        DOFs node-major (node k owns rows dofs_per_node k ...), e.g. from ``read_abaqus_matrix``.
-        ``options``: interface, method, reference_nodes, position, orientation, damping_ratio, rayleigh."""
-        return cls(name, mass_matrix, stiffness_matrix, node_positions, n_modes, dofs_per_node, **options)  # type: ignore[arg-type]
+        DOFs node-major (node k owns rows dofs_per_node k ...), e.g. from ``read_abaqus_matrix``:
+        ``from_matrices(name, mass_matrix, stiffness_matrix, node_positions, n_modes, dofs_per_node=3,
+        interface=..., method=..., reference_nodes=..., position=..., orientation=..., damping_ratio=...,
+        rayleigh=...)``, the constructor's arguments."""
+        return cls(name, *matrices_and_nodes, **options)  # type: ignore[arg-type]
 
     @classmethod
     def from_mesh(
