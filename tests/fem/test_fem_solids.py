@@ -110,3 +110,17 @@ def test_unreadable_mesh_file_is_a_model_error(tmp_path):
     path.write_text("not a mesh")
     with pytest.raises(mb.ModelError, match="nothing.msh"):
         mb.FlexibleBody.from_mesh("part", path, STEEL, n_modes=2)
+
+
+def test_solid_spin_stiffening_southwell_coefficient():
+    """A slender solid cantilever (tet10, L/h = 100) held at its root face and spun about z: the modal
+    geometric stiffness of the centrifugal stress gives the Southwell coefficient 1.1933 of the first
+    bending modes (Wright et al., J. Appl. Mech. 49 (1982) 197), from above as the mesh is refined:
+    measured 1.202 then 1.198 with 10 and 20 elements; tolerance 0.6 % at 20, decreasing error."""
+    errors = []
+    for n in (10, 20):
+        mesh = box_mesh((1.0, H, H), (n, 1, 1), "tet10")
+        root = np.flatnonzero(np.isclose(mesh.points[:, 0], 0.0))
+        body = mb.FlexibleBody.from_mesh("blade", mesh, STEEL, n_modes=2, reference_nodes=root)
+        errors.append(np.abs(np.diag(body.add_spin_stiffening((0.0, 0.0, 1.0), root)) / 1.1933 - 1).max())
+    assert errors[1] < errors[0] and errors[1] < 6e-3

@@ -177,7 +177,7 @@ def reduce_model(
     active = np.arange(M.shape[0])
     if reference_nodes is not None:
         held = node_dofs(reference_nodes, dofs_per_node)
-        _require_rigid_restraint(rigid[held], owner, "reference")
+        require_rigid_restraint(rigid[held], owner, "reference")
         active = np.setdiff1d(active, held)
         rigid = np.zeros((active.size, 0))
         M, K = sp.csr_matrix(M)[active][:, active], sp.csr_matrix(K)[active][:, active]
@@ -186,7 +186,7 @@ def reduce_model(
     else:
         boundary = node_dofs(np.setdiff1d(interface, [] if reference_nodes is None else reference_nodes), dofs_per_node)
         if reference_nodes is None:
-            _require_rigid_restraint(rigid_body_modes(points, dofs_per_node)[boundary], owner, "interface")
+            require_rigid_restraint(rigid_body_modes(points, dofs_per_node)[boundary], owner, "interface")
         basis = craig_bampton_basis(M, K, np.searchsorted(active, boundary), n_modes, owner)
         omega2, modes = orthonormal_modes(M, K, basis, rigid, owner)
     full = np.zeros((len(points) * dofs_per_node, modes.shape[1]))
@@ -194,7 +194,7 @@ def reduce_model(
     return omega2, full
 
 
-def _require_rigid_restraint(rigid_rows: NDArray[np.float64], owner: str, what: str) -> None:
+def require_rigid_restraint(rigid_rows: NDArray[np.float64], owner: str, what: str) -> None:
     """ModelError unless holding these DOFs stops all six rigid-body motions."""
     scale = max(np.abs(rigid_rows).max(initial=0.0), 1.0)
     if rigid_rows.size == 0 or np.linalg.matrix_rank(rigid_rows, tol=1e-9 * scale) < 6:

@@ -160,20 +160,11 @@ def solid_mesh_from_meshio(data: object, source: str) -> SolidMesh:
     raise ModelError(f"{source}: no tetrahedra or hexahedra; cell types are {cell_types}")
 
 
-def solid_matrices(mesh: SolidMesh, material: Material) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-    """Consistent mass [kg] and stiffness [N/m] matrices (3n x 3n, sparse, node-major DOFs) of the
-    mesh: linear elasticity (Lame parameters from E, nu) and rho u.v, by scikit-fem."""
+def _basis_and_permutation(mesh: SolidMesh):
+    """The vector basis of the mesh and the permutation p with node-major DOF i = scikit-fem DOF p[i]."""
     from scipy.spatial import cKDTree
-    from skfem import BilinearForm, asm
-    from skfem.helpers import dot
-    from skfem.models.elasticity import linear_elasticity
 
-    skmesh = _skfem_mesh(mesh.points, mesh.cells, mesh.element)
-    basis = _vector_basis(skmesh, mesh.element)
-    lam, mu = material.lame_parameters()
-    density = material.density
-    K = asm(linear_elasticity(lam, mu), basis)
-    M = asm(BilinearForm(lambda u, v, w: density * dot(u, v)), basis)
+    basis = _vector_basis(_skfem_mesh(mesh.points, mesh.cells, mesh.element), mesh.element)
     node_dofs = _node_dofs(basis)
     distance, node = cKDTree(mesh.points).query(basis.doflocs[:, node_dofs[:, 0]].T)
     size = np.ptp(mesh.points, axis=0).max()
@@ -184,4 +175,42 @@ def solid_matrices(mesh: SolidMesh, material: Material) -> tuple[sp.csr_matrix, 
         )
     permutation = np.empty(3 * len(mesh.points), np.int64)
     permutation[(3 * node[:, None] + np.arange(3)).ravel()] = node_dofs.ravel()
+    return basis, permutation
+
+
+def solid_matrices(mesh: SolidMesh, material: Material) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """Consistent mass [kg] and stiffness [N/m] matrices (3n x 3n, sparse, node-major DOFs) of the
+    mesh: linear elasticity (Lame parameters from E, nu) and rho u.v, by scikit-fem."""
+    from skfem import BilinearForm, asm
+    from skfem.helpers import dot
+    from skfem.models.elasticity import linear_elasticity
+
+    basis, permutation = _basis_and_permutation(mesh)
+    lam, mu = material.lame_parameters()
+    density = material.density
+    K = asm(linear_elasticity(lam, mu), basis)
+    M = asm(BilinearForm(lambda u, v, w: density * dot(u, v)), basis)
     return M[permutation][:, permutation].tocsr(), K[permutation][:, permutation].tocsr()
+
+
+def solid_geometric_stiffness(mesh: SolidMesh, material: Material, displacement: NDArray[np.float64]) -> sp.csr_matrix:
+    """Geometric (initial-stress) stiffness [N/m] (3n x 3n, node-major) of the prestress of a static
+    displacement (3n,) [m]: K_G = int sigma_ij (du_k/dx_i)(dv_k/dx_j) dV with sigma = 2 mu eps + lambda
+    tr(eps) I (Bathe, *Finite Element Procedures*, 1996, sec. 6.3, the linearized initial-stress term)."""
+    from skfem import BilinearForm, asm
+    from skfem.helpers import grad
+
+    basis, permutation = _basis_and_permutation(mesh)
+    lam, mu = material.lame_parameters()
+    u = np.empty(basis.N)
+    u[permutation] = displacement
+    gradient = basis.interpolate(u).grad  # (3, 3, elements, points): du_k/dx_i
+    strain = 0.5 * (gradient + np.swapaxes(gradient, 0, 1))
+    stress = 2.0 * mu * strain + lam * np.einsum("ii...->...", strain) * np.eye(3)[:, :, None, None]
+
+    @BilinearForm
+    def initial_stress(u, v, w):
+        return np.einsum("ij...,ki...,kj...->...", w["stress"], grad(u), grad(v))
+
+    KG = asm(initial_stress, basis, stress=stress)
+    return KG[permutation][:, permutation].tocsr()

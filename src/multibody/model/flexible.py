@@ -231,32 +231,29 @@ class FlexibleBody(Body):
 
     def add_spin_stiffening(self, axis: ArrayLike, held_nodes: Sequence[int]) -> NDArray[np.float64]:
         """Modal geometric stiffness (m, m) of a unit spin (1 rad/s) about ``axis`` through the body origin,
-        the body held at ``held_nodes`` (beam meshes); stored as ``geometric_stiffness["spin"]``:
+        the body held at ``held_nodes`` (bodies made from_mesh); stored as ``geometric_stiffness["spin"]``:
         K_ff + Omega^2 K_G,spin is the stiffness at spin rate Omega [rad/s]."""
         from multibody.fem.stiffening import spin_stiffening
 
-        mesh = self._beam_mesh("spin stiffening")
+        if self.mesh is None:
+            raise ModelError(f"{self.describe()}: spin stiffening needs the mesh; build the body with from_mesh")
         held = self._node_indices(held_nodes, "held_nodes")
         args = (self.mass_matrix, self.stiffness_matrix, self.modes, axis, held, self.describe())
-        self.geometric_stiffness["spin"] = spin_stiffening(mesh, self.material, *args)  # type: ignore[arg-type]
+        self.geometric_stiffness["spin"] = spin_stiffening(self.mesh, self.material, *args)  # type: ignore[arg-type]
         return self.geometric_stiffness["spin"]
 
     def add_axial_stiffening(self) -> NDArray[np.float64]:
         """Modal geometric stiffness (m, m) [1/(s^2 N)] of 1 N tension in every element (beam meshes);
         stored as ``geometric_stiffness["axial"]``."""
-        from multibody.fem.stiffening import axial_stiffening
-
-        self.geometric_stiffness["axial"] = axial_stiffening(self._beam_mesh("axial stiffening"), self.modes)
-        return self.geometric_stiffness["axial"]
-
-    def _beam_mesh(self, what: str) -> object:
         from multibody.fem.beams import BeamMesh
+        from multibody.fem.stiffening import axial_stiffening
 
         if not isinstance(self.mesh, BeamMesh):
             raise ModelError(
-                f"{self.describe()}: {what} is computed for beam meshes only (FlexibleBody.from_mesh of a BeamMesh)"
+                f"{self.describe()}: axial stiffening is defined for beam meshes (from_mesh of a BeamMesh)"
             )
-        return self.mesh
+        self.geometric_stiffness["axial"] = axial_stiffening(self.mesh, self.modes)
+        return self.geometric_stiffness["axial"]
 
     def world_to_body(
         self, p_W: NDArray[np.float64], R_WM: NDArray[np.float64]
