@@ -76,3 +76,12 @@ def test_bad_input_names_the_body_and_the_fix():
         mb.FlexibleBody.from_mesh("t", box_mesh((1, 0.1, 0.1), (2, 1, 1)), STEEL, n_modes=2, interface=[0])
     with pytest.raises(mb.ModelError, match="flexible body 'u': the model has only"):
         mb.FlexibleBody.from_mesh("u", beam_line(1.0, 1, SECTION), STEEL, n_modes=20)
+
+
+def test_node_displacements_follow_the_modes(beam):
+    """u_k = Phi_k q for one state and for a time series (T x m -> T x nodes x 3)."""
+    q = np.array([[1.0, 0.0, 0.0], [0.0, 2.0, -1.0]])
+    u = beam.node_displacements([10, 3], q)
+    assert u.shape == (2, 2, 3)
+    np.testing.assert_allclose(u[1, 0], beam.modes[60:63] @ q[1])
+    np.testing.assert_allclose(beam.node_displacements([3], q[0])[0], beam.modes[18:21, 0])

@@ -14,17 +14,17 @@ both in body axes, the kinetic energy is T = 1/2 [v; w; q']^T M(q) [v; w; q'] wi
     J(q)     = tr(C(q)) I3 - C(q)                                inertia about O [kg m^2]
     M_wf(q)  = S_r + sum_j q_j X_j,   (X_j)_:l = int rho Phi_j x Phi_l   rotation-elastic coupling
 
-Invariants (Shabana, *Dynamics of Multibody Systems*, 4th ed., Cambridge 2020, sec. 5.5; the
-names of the literature in brackets):
+Invariants (A. A. Shabana, *Dynamics of Multibody Systems*, Cambridge University Press, the chapter
+on the floating frame of reference formulation; our names, with the ``ModalInvariants`` field):
 
-    mass m         int rho dV                  [kg]             (I1)
-    s              int rho x dV                [kg m]           (I2, = m x_cm)
-    J_O            int rho (x.x I - x x^T) dV  [kg m^2]         (inertia of the undeformed body about O)
-    S_t  (3, m)    int rho Phi dV              [sqrt(kg)]       (I3, translation-elastic coupling)
-    S_r  (3, m)    int rho skew(x) Phi dV      [sqrt(kg) m]     (I4, rotation-elastic coupling)
-    M_ff (m, m)    int rho Phi^T Phi dV = I    [-]              (I5, modal mass)
-    A    (m, 3, 3) int rho x Phi_j^T dV        [sqrt(kg) m]     (I6/I7 terms linear in q)
-    B    (m, m, 3, 3) int rho Phi_j Phi_l^T dV [-]              (I8/I9 terms quadratic in q)
+    m             int rho dV                  [kg]          mass
+    s   (3,)      int rho x dV                [kg m]        first_moment (= m x_cm)
+    J_O (3, 3)    int rho (x.x I - x x^T) dV  [kg m^2]      inertia (undeformed body, about O)
+    S_t (3, m)    int rho Phi dV              [sqrt(kg)]    translation_coupling
+    S_r (3, m)    int rho skew(x) Phi dV      [sqrt(kg) m]  rotation_coupling
+    M_ff (m, m)   int rho Phi^T Phi dV = I    [-]           modal_mass
+    A (m, 3, 3)   int rho x Phi_j^T dV        [sqrt(kg) m]  position_modes (terms linear in q)
+    B (m, m, 3, 3) int rho Phi_j Phi_l^T dV   [-]           mode_products (terms quadratic in q)
 
 m, s, J_O, S_t, S_r and M_ff are exact integrals: quadratic forms of the FE (consistent) mass matrix
 with rigid-body fields, which the element interpolates exactly. A and B need products of different

@@ -6,6 +6,18 @@ place it in the world. The elastic displacement of node k is u_k = Phi_k q for t
 here once: the modes, their frequencies, the inertia invariants (``multibody.fem.invariants``),
 modal damping, and optional geometric stiffening. The Cartesian body kind is not written yet:
 ``Model.compile`` refuses a model holding a FlexibleBody with a ``ModelError``.
+
+What the body kind reads (all in body axes, SI; m kept modes, q in sqrt(kg) m):
+
+- coordinates: the rigid block (``position``, ``orientation`` of the frame origin O, not the CM) plus q;
+- ``invariants.mass_matrix(q)`` (6+m, 6+m) and ``invariants.quadratic_velocity(q, v, w, q')`` for
+  velocities (v_O, w in body axes, q'); reference numpy versions of the formulas to compile;
+- elastic forces -``modal_stiffness`` q - ``modal_damping`` q' (+ Omega^2 ``geometric_stiffness["spin"]`` q);
+- each ``FlexibleMarker``: undeformed ``position``, ``orientation`` (R_BM), and ``translation_modes``,
+  ``rotation_modes`` (3, m) = T, A: p_BQ = position + T q, small rotation theta = A q (R_BM -> (I + skew(theta))
+  R_BM); its Jacobian w.r.t. (v, w, q') is [R_WB, -R_WB skew(p_BQ), R_WB T] for the point, [0, R_WB, R_WB A]
+  for the axes;
+- ``reference_condition``: "mean_axes" (S_t = S_r = 0) or "tied" (frame fixed to ``reference_nodes``).
 """
 
 from __future__ import annotations
@@ -228,6 +240,14 @@ class FlexibleBody(Body):
         marker = FlexibleMarker(name, self, nodes, R_BM, translation, rotation)
         self.markers[name] = marker
         return marker
+
+    def node_displacements(self, nodes: Sequence[int], modal_coordinates: ArrayLike) -> NDArray[np.float64]:
+        """Elastic displacements [m], body axes, of ``nodes`` (0-based): (..., len(nodes), 3) for modal
+        coordinates (..., m) (one state or a time series)."""
+        indices = self._node_indices(nodes, "nodes")
+        q = np.asarray(modal_coordinates, float)
+        shapes = self.modes.reshape(len(self.node_positions), self.dofs_per_node, -1)[indices, :3]
+        return np.einsum("kaj,...j->...ka", shapes, q)
 
     def add_spin_stiffening(self, axis: ArrayLike, held_nodes: Sequence[int]) -> NDArray[np.float64]:
         """Modal geometric stiffness (m, m) of a unit spin (1 rad/s) about ``axis`` through the body origin,
