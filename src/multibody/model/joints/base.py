@@ -14,6 +14,7 @@ evaluated in vectorized groups by the formulation:
 from __future__ import annotations
 
 import re
+
 from dataclasses import dataclass
 
 from multibody.model.element import Element
