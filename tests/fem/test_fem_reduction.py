@@ -113,3 +113,23 @@ def test_tied_frame_holds_the_reference_node():
     expected = 1.8751040687**2 / (2 * np.pi) * np.sqrt(STEEL.E * SECTION.Iy / (STEEL.density * SECTION.area))
     assert body.frequencies[0] == pytest.approx(expected, rel=1e-6)
     assert body.reference_condition == "tied" and body.invariants.reference_condition == "general"
+
+
+def test_matrices_with_supports_keep_every_mode():
+    """Matrices of a beam clamped at node 0 (its DOFs removed, as an FE program writes a supported
+    model): no rigid mode exists, so none is dropped, although the first cantilever mode is 99 %
+    rigid-like in the mass norm; the frame is tied to the supports. Frequencies: Euler-Bernoulli
+    (beta L = 1.8751, Iy plane) to 1e-6 with 20 elements. A model held against translation only (a
+    mechanism: free to rotate about the support) is refused."""
+    mesh = beam_line(1.0, 20, SECTION)
+    M, K = beam_matrices(mesh, STEEL)
+    keep = np.arange(6, M.shape[0])
+    body = mb.FlexibleBody.from_matrices("clamped", M[keep][:, keep], K[keep][:, keep], mesh.points[1:], 2, 6)
+    expected = 1.8751040687**2 / (2 * np.pi) * np.sqrt(STEEL.E * SECTION.Iy / (STEEL.density * SECTION.area))
+    assert body.frequencies[0] == pytest.approx(expected, rel=1e-6)
+    assert body.reference_condition == "tied"
+    pinned = K.tolil()
+    for dof in range(3):
+        pinned[dof, dof] += 1e6 * abs(K).max()
+    with pytest.raises(mb.ModelError, match="flexible body 'pinned': the stiffness matrix resists only 3 of the 6"):
+        mb.FlexibleBody.from_matrices("pinned", M, pinned.tocsr(), mesh.points, 2, 6)

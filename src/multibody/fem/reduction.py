@@ -165,15 +165,17 @@ def reduce_model(
     interface: NDArray[np.int64] | None,
     reference_nodes: NDArray[np.int64] | None,
     owner: str,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Modes of a body: (omega^2 (m,), Phi (n, m)), mass-orthonormal.
+) -> tuple[NDArray[np.float64], NDArray[np.float64], str]:
+    """Modes of a body: (omega^2 (m,), Phi (n, m), reference condition), mass-orthonormal.
 
     Without ``reference_nodes``: mean axes, rigid-body modes dropped; free-free modes, or with
     ``interface`` nodes the orthonormalized Craig-Bampton basis (``n_modes`` fixed-interface modes
     plus the constraint modes, less the six rigid modes). With ``reference_nodes`` (tied frame):
-    those nodes' DOFs are held (zero in every mode) and the same reduction runs on the rest.
+    those nodes' DOFs are held (zero in every mode) and the same reduction runs on the rest. Matrices
+    that already hold the body (supports in K) are "tied" too: no rigid mode is dropped then.
     """
-    rigid = rigid_body_modes(points, dofs_per_node)
+    rigid = unrestrained_rigid_modes(K, rigid_body_modes(points, dofs_per_node), owner)
+    condition = "mean_axes" if rigid.shape[1] == 6 and reference_nodes is None else "tied"
     active = np.arange(M.shape[0])
     if reference_nodes is not None:
         held = node_dofs(reference_nodes, dofs_per_node)
@@ -185,13 +187,28 @@ def reduce_model(
         omega2, modes = free_modes(M, K, n_modes, rigid, owner)
     else:
         boundary = node_dofs(np.setdiff1d(interface, [] if reference_nodes is None else reference_nodes), dofs_per_node)
-        if reference_nodes is None:
+        if condition == "mean_axes":
             require_rigid_restraint(rigid_body_modes(points, dofs_per_node)[boundary], owner, "interface")
         basis = craig_bampton_basis(M, K, np.searchsorted(active, boundary), n_modes, owner)
         omega2, modes = orthonormal_modes(M, K, basis, rigid, owner)
     full = np.zeros((len(points) * dofs_per_node, modes.shape[1]))
     full[active] = modes
-    return omega2, full
+    return omega2, full, condition
+
+
+def unrestrained_rigid_modes(K: sp.spmatrix, rigid: NDArray[np.float64], owner: str) -> NDArray[np.float64]:
+    """The rigid-body modes K does not resist: all six (n, 6) for a free body, none (n, 0) for matrices
+    with supports; a ModelError for a partly held body (a mechanism), which has no reference condition."""
+    orthonormal, _ = np.linalg.qr(rigid)
+    resisted = np.linalg.svd(K @ orthonormal, compute_uv=False) > 1e-8 * abs(K).max()
+    if resisted.all():
+        return rigid[:, :0]
+    if not resisted.any():
+        return rigid
+    raise ModelError(
+        f"{owner}: the stiffness matrix resists only {np.count_nonzero(resisted)} of the 6 rigid-body motions; "
+        "give the free (unsupported) matrices, or hold the body fully"
+    )
 
 
 def require_rigid_restraint(rigid_rows: NDArray[np.float64], owner: str, what: str) -> None:

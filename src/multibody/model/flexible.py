@@ -77,7 +77,8 @@ class FlexibleBody(Body):
         held at ``reference_nodes``; for ``"craig_bampton"`` those of the reduced basis (Ritz values).
     reference_condition : ``"mean_axes"`` (default: modes M-orthogonal to rigid motion, rigid modes
         dropped) or ``"tied"`` (``reference_nodes`` given: the frame is fixed to those nodes, whose
-        DOFs are held in every mode; a beam node or three non-collinear solid nodes).
+        DOFs are held in every mode; a beam node or three non-collinear solid nodes; or matrices
+        whose stiffness already holds the body).
     modal_stiffness, modal_damping : (m, m) diag(omega^2) [1/s^2] and the damping matrix [1/s].
     invariants : ``multibody.fem.invariants.ModalInvariants``.
     geometric_stiffness : name -> (m, m) modal geometric stiffness of a reference load case (see
@@ -127,10 +128,9 @@ class FlexibleBody(Body):
         self.reference_nodes = (
             None if reference_nodes is None else self._node_indices(reference_nodes, "reference_nodes")
         )
-        self.reference_condition = "mean_axes" if reference_nodes is None else "tied"
         if self.method == "craig_bampton" and self.interface is None:
             raise ModelError(f"{owner}: method 'craig_bampton' needs interface=[node indices]; or use method='free'")
-        omega2, modes = reduce_model(
+        omega2, modes, self.reference_condition = reduce_model(
             M, K, points, self.dofs_per_node, int(n_modes), self.interface, self.reference_nodes, owner
         )
         self.modes = modes
