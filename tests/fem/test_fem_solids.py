@@ -124,3 +124,26 @@ def test_solid_spin_stiffening_southwell_coefficient():
         body = mb.FlexibleBody.from_mesh("blade", mesh, STEEL, n_modes=2, reference_nodes=root)
         errors.append(np.abs(np.diag(body.add_spin_stiffening((0.0, 0.0, 1.0), root)) / 1.1933 - 1).max())
     assert errors[1] < errors[0] and errors[1] < 6e-3
+
+
+@pytest.mark.parametrize("element", ["hex8", "tet10"])
+def test_nodal_stress_of_linear_fields_is_exact(element):
+    """Uniform strain fields, used as 'modes': u = eps x e_x gives sigma_xx = (lambda + 2 mu) eps,
+    sigma_yy = sigma_zz = lambda eps (Hooke's law), von Mises 2 mu eps; u = gamma y e_x gives
+    sigma_xy = mu gamma, von Mises sqrt(3) mu gamma. Constant stresses lie in the projection space,
+    so the nodal values are exact to round-off (1e-9 relative)."""
+    from multibody.fem.solids import nodal_stress_modes, von_mises
+
+    mesh = box_mesh((0.3, 0.2, 0.1), (2, 2, 1), element)
+    x, y = mesh.points[:, 0], mesh.points[:, 1]
+    fields = np.zeros((len(mesh.points), 3, 2))
+    fields[:, 0, 0] = 1e-3 * x
+    fields[:, 0, 1] = 2e-3 * y
+    stress = nodal_stress_modes(mesh, STEEL, fields.reshape(-1, 2))
+    lam, mu = STEEL.lame_parameters()
+    expected_axial = np.array([lam + 2 * mu, lam, lam, 0.0, 0.0, 0.0]) * 1e-3
+    expected_shear = np.array([0.0, 0.0, 0.0, 0.0, 0.0, mu]) * 2e-3
+    np.testing.assert_allclose(stress[:, :, 0], np.tile(expected_axial, (len(x), 1)), atol=1e-9 * mu * 1e-3)
+    np.testing.assert_allclose(stress[:, :, 1], np.tile(expected_shear, (len(x), 1)), atol=1e-9 * mu * 1e-3)
+    np.testing.assert_allclose(von_mises(stress[:, :, 0]), 2 * mu * 1e-3, rtol=1e-9)
+    np.testing.assert_allclose(von_mises(stress[:, :, 1]), np.sqrt(3) * mu * 2e-3, rtol=1e-9)

@@ -85,3 +85,13 @@ def test_node_displacements_follow_the_modes(beam):
     assert u.shape == (2, 2, 3)
     np.testing.assert_allclose(u[1, 0], beam.modes[60:63] @ q[1])
     np.testing.assert_allclose(beam.node_displacements([3], q[0])[0], beam.modes[18:21, 0])
+
+
+def test_stress_modes_of_a_solid_body(beam):
+    """The body's stress modes are the FE stress recovery of its modes (values checked against Hooke's law
+    in test_nodal_stress_of_linear_fields_is_exact): here their layout (N, 6, m), and a beam's refusal."""
+    solid = mb.FlexibleBody.from_mesh("block", box_mesh((0.4, 0.1, 0.1), (4, 1, 1)), STEEL, n_modes=2)
+    assert solid.stress_modes.shape == (len(solid.node_positions), 6, 2)
+    assert np.all(np.isfinite(solid.stress_modes)) and np.abs(solid.stress_modes).max() > 0
+    with pytest.raises(mb.ModelError, match="flexible body 'arm': stress modes are computed for solid meshes"):
+        beam.stress_modes  # noqa: B018

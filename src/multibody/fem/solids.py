@@ -64,14 +64,15 @@ def _skfem_mesh(points: NDArray, cells: NDArray, element: str):
     return from_meshio(meshio.Mesh(points[corners], [(cell_type, renumber[cells])]))
 
 
-def _vector_basis(skmesh, element: str):
+def _basis(skmesh, element: str, components: int):
     import skfem
 
-    return skfem.Basis(skmesh, skfem.ElementVector(getattr(skfem, ELEMENTS[element][1])()))
+    scalar = getattr(skfem, ELEMENTS[element][1])()
+    return skfem.Basis(skmesh, skfem.ElementVector(scalar) if components == 3 else scalar)
 
 
 def _node_dofs(basis) -> NDArray[np.int64]:
-    """(n_nodes, 3) DOF indices of each FE node of a vector basis (corners, edges, faces, interiors)."""
+    """(n_nodes, components) DOF indices of each FE node of a basis (corners, edges, faces, interiors)."""
     groups = [basis.nodal_dofs, basis.edge_dofs, basis.facet_dofs, basis.interior_dofs]
     return np.hstack([g for g in groups if g.size]).T
 
@@ -127,7 +128,7 @@ def _from_skfem(skmesh, element: str) -> SolidMesh:
     """A SolidMesh whose nodes are the FE nodes of ``element`` on the scikit-fem mesh, corners first."""
     from skfem.io.meshio import to_meshio
 
-    basis = _vector_basis(skmesh, element)
+    basis = _basis(skmesh, element, 3)
     nodes = basis.doflocs[:, _node_dofs(basis)[:, 0]].T
     corner_cells = to_meshio(skmesh).cells[0].data  # corners keep their skfem numbers: nodes 0..n_vertices-1
     return SolidMesh(np.ascontiguousarray(nodes), np.asarray(corner_cells, np.int64), element)
@@ -160,11 +161,12 @@ def solid_mesh_from_meshio(data: object, source: str) -> SolidMesh:
     raise ModelError(f"{source}: no tetrahedra or hexahedra; cell types are {cell_types}")
 
 
-def _basis_and_permutation(mesh: SolidMesh):
-    """The vector basis of the mesh and the permutation p with node-major DOF i = scikit-fem DOF p[i]."""
+def _basis_and_permutation(mesh: SolidMesh, components: int = 3):
+    """The vector (3) or scalar (1) basis of the mesh and the permutation p with node-major DOF
+    i = scikit-fem DOF p[i]."""
     from scipy.spatial import cKDTree
 
-    basis = _vector_basis(_skfem_mesh(mesh.points, mesh.cells, mesh.element), mesh.element)
+    basis = _basis(_skfem_mesh(mesh.points, mesh.cells, mesh.element), mesh.element, components)
     node_dofs = _node_dofs(basis)
     distance, node = cKDTree(mesh.points).query(basis.doflocs[:, node_dofs[:, 0]].T)
     size = np.ptp(mesh.points, axis=0).max()
@@ -173,8 +175,8 @@ def _basis_and_permutation(mesh: SolidMesh):
             "solid mesh: the nodes do not match the element's nodes at corners and straight edge midpoints; "
             "give straight-edged quadratic elements and no unused nodes"
         )
-    permutation = np.empty(3 * len(mesh.points), np.int64)
-    permutation[(3 * node[:, None] + np.arange(3)).ravel()] = node_dofs.ravel()
+    permutation = np.empty(components * len(mesh.points), np.int64)
+    permutation[(components * node[:, None] + np.arange(components)).ravel()] = node_dofs.ravel()
     return basis, permutation
 
 
@@ -201,12 +203,7 @@ def solid_geometric_stiffness(mesh: SolidMesh, material: Material, displacement:
     from skfem.helpers import grad
 
     basis, permutation = _basis_and_permutation(mesh)
-    lam, mu = material.lame_parameters()
-    u = np.empty(basis.N)
-    u[permutation] = displacement
-    gradient = basis.interpolate(u).grad  # (3, 3, elements, points): du_k/dx_i
-    strain = 0.5 * (gradient + np.swapaxes(gradient, 0, 1))
-    stress = 2.0 * mu * strain + lam * np.einsum("ii...->...", strain) * np.eye(3)[:, :, None, None]
+    stress = _stress_at_quadrature_points(basis, permutation, material, displacement)
 
     @BilinearForm
     def initial_stress(u, v, w):
@@ -214,3 +211,45 @@ def solid_geometric_stiffness(mesh: SolidMesh, material: Material, displacement:
 
     KG = asm(initial_stress, basis, stress=stress)
     return KG[permutation][:, permutation].tocsr()
+
+
+def _stress_at_quadrature_points(basis, permutation: NDArray, material: Material, displacement: NDArray) -> NDArray:
+    """Cauchy stress (3, 3, elements, points) [Pa] of a node-major displacement (3n,) [m]:
+    sigma = 2 mu eps + lambda tr(eps) I, eps = (grad u + grad u^T) / 2."""
+    lam, mu = material.lame_parameters()
+    u = np.empty(basis.N)
+    u[permutation] = displacement
+    gradient = basis.interpolate(u).grad  # (3, 3, elements, points): du_k/dx_i
+    strain = 0.5 * (gradient + np.swapaxes(gradient, 0, 1))
+    return 2.0 * mu * strain + lam * np.einsum("ii...->...", strain) * np.eye(3)[:, :, None, None]
+
+
+VOIGT = ((0, 0), (1, 1), (2, 2), (1, 2), (0, 2), (0, 1))
+"""Stress components in Voigt order: xx, yy, zz, yz, xz, xy."""
+
+
+def nodal_stress_modes(mesh: SolidMesh, material: Material, modes: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Stress of each mode at the nodes (n, 6, m) [Pa per unit modal coordinate], Voigt order
+    (xx, yy, zz, yz, xz, xy), body axes: the element stresses L2-projected on the continuous
+    displacement space (exact for stress fields in that space, smoothed across element faces
+    otherwise). The stress at modal coordinates q is ``nodal_stress_modes @ q``."""
+    from scipy.sparse.linalg import splu
+    from skfem import BilinearForm, LinearForm, asm
+
+    vector_basis, vector_permutation = _basis_and_permutation(mesh, 3)
+    scalar_basis, scalar_permutation = _basis_and_permutation(mesh, 1)
+    projection = splu(asm(BilinearForm(lambda u, v, w: u * v), scalar_basis).tocsc())
+    load = LinearForm(lambda v, w: w["value"] * v)
+    result = np.empty((len(mesh.points), 6, modes.shape[1]))
+    for j, mode in enumerate(modes.T):
+        stress = _stress_at_quadrature_points(vector_basis, vector_permutation, material, mode)
+        rhs = np.column_stack([asm(load, scalar_basis, value=stress[a, b]) for a, b in VOIGT])
+        result[:, :, j] = projection.solve(rhs)[scalar_permutation]
+    return result
+
+
+def von_mises(stress: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Von Mises equivalent stress [Pa] (...) of Voigt stresses (..., 6) [Pa]:
+    sqrt(((s_xx - s_yy)^2 + (s_yy - s_zz)^2 + (s_zz - s_xx)^2) / 2 + 3 (s_yz^2 + s_xz^2 + s_xy^2))."""
+    xx, yy, zz, yz, xz, xy = np.moveaxis(np.asarray(stress), -1, 0)
+    return np.sqrt(0.5 * ((xx - yy) ** 2 + (yy - zz) ** 2 + (zz - xx) ** 2) + 3.0 * (yz**2 + xz**2 + xy**2))

@@ -23,6 +23,7 @@ What the body kind reads (all in body axes, SI; m kept modes, q in sqrt(kg) m):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -248,6 +249,17 @@ class FlexibleBody(Body):
         q = np.asarray(modal_coordinates, float)
         shapes = self.modes.reshape(len(self.node_positions), self.dofs_per_node, -1)[indices, :3]
         return np.einsum("kaj,...j->...ka", shapes, q)
+
+    @cached_property
+    def stress_modes(self) -> NDArray[np.float64]:
+        """Nodal stress of each mode (N, 6, m) [Pa per unit q], Voigt order (xx, yy, zz, yz, xz, xy), body
+        axes; solid meshes, computed on first use (``multibody.fem.solids.nodal_stress_modes``). The
+        stress at q is ``stress_modes @ q``; ``multibody.fem.solids.von_mises`` gives the equivalent."""
+        from multibody.fem.solids import SolidMesh, nodal_stress_modes
+
+        if not isinstance(self.mesh, SolidMesh):
+            raise ModelError(f"{self.describe()}: stress modes are computed for solid meshes (from_mesh of a solid)")
+        return nodal_stress_modes(self.mesh, self.material, self.modes)  # type: ignore[arg-type]
 
     def add_spin_stiffening(self, axis: ArrayLike, held_nodes: Sequence[int]) -> NDArray[np.float64]:
         """Modal geometric stiffness (m, m) of a unit spin (1 rad/s) about ``axis`` through the body origin,
