@@ -107,32 +107,41 @@ class ModalInvariants:
         M[6:, 6:] = self.modal_mass
         return M
 
+    def mass_matrix_derivatives(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
+        """dM/dq_j (m, 6 + m, 6 + m) at q: -skew(S_t e_j) and its transpose, dJ/dq_j from
+        dC/dq_j = A_j + A_j^T + sum_l q_l (B_jl + B_lj), and the columns int rho Phi_j x Phi_l."""
+        m = len(q)
+        dM = np.zeros((m, 6 + m, 6 + m))
+        s_tilde = skew(self.translation_coupling.T)  # (m, 3, 3)
+        dM[:, :3, 3:6], dM[:, 3:6, :3] = -s_tilde, s_tilde
+        A = self.position_modes
+        dC = A + np.transpose(A, (0, 2, 1)) + np.einsum("l,jlab->jab", q, self.mode_products)
+        dC += np.einsum("l,ljab->jab", q, self.mode_products)
+        dM[:, 3:6, 3:6] = np.trace(dC, axis1=1, axis2=2)[:, None, None] * np.eye(3) - dC
+        coupling = np.transpose(np.einsum("abc,jlbc->jla", LEVI_CIVITA, self.mode_products), (0, 2, 1))
+        dM[:, 3:6, 6:], dM[:, 6:, 3:6] = coupling, np.transpose(coupling, (0, 2, 1))
+        return dM
+
     def quadratic_velocity(
         self, q: NDArray[np.float64], v: NDArray[np.float64], w: NDArray[np.float64], qdot: NDArray[np.float64]
     ) -> NDArray[np.float64]:
-        """Quadratic velocity vector Q_v (6 + m,) [N, N m, sqrt(kg) m/s^2]: M(q) a = Q_applied + Q_v - K q - D q'.
+        """Quadratic velocity vector Q_v (6 + m,) [N, N m, sqrt(kg) m/s^2]: M(q) a = Q_applied + Q_v - K q - D q'
+        for a = (v', w', q''), the time derivatives of the body-axis components.
 
-        Per material point c = w x v + w x (w x r) + 2 w x u'; Q_v = -int rho [c; r x c; Phi^T c] dV,
-        written with the invariants: with N_j = int rho Phi_j r^T and G = sum_j q'_j N_j,
-        int rho r x (w x u') = (tr(G) I - G) w and int rho Phi_j . (w x (w x r)) = w^T N_j w - tr(N_j) w.w.
+        From the Boltzmann-Hamel equations of T = u^T M(q) u / 2, u = (v, w, q'), p = M(q) u:
+        p_v' + w x p_v = F, p_w' + w x p_w + v x p_v = tau, p_f' - (1/2) u^T (dM/dq) u = Q_f, so
+        Q_v = -(dM/dt) u - [w x p_v; w x p_w + v x p_v; -(1/2) u^T (dM/dq) u]. Derived from M(q) itself,
+        it keeps T + q^T K q / 2 exactly conserved by the equations whatever mass model the invariants
+        come from; for particles it is -sum m_k J_k^T (w x v + w x (w x r_k) + 2 w x u'_k).
         """
-        s = self.first_moment_at(q)
-        N = np.transpose(self.position_modes, (0, 2, 1)) + np.einsum("l,jlab->jab", q, self.mode_products)
-        G = np.einsum("j,jab->ab", qdot, N)
-        cross = np.einsum("abc,jlbc->jla", LEVI_CIVITA, self.mode_products)
-        force = (
-            self.mass * np.cross(w, v)
-            + np.cross(w, np.cross(w, s))
-            + 2.0 * np.cross(w, self.translation_coupling @ qdot)
+        u = np.concatenate([v, w, qdot])
+        p = self.mass_matrix(q) @ u
+        dM = self.mass_matrix_derivatives(q)
+        rate = np.einsum("j,jab,b->a", qdot, dM, u)
+        gyroscopic = np.concatenate(
+            [np.cross(w, p[:3]), np.cross(w, p[3:6]) + np.cross(v, p[:3]), -0.5 * np.einsum("a,jab,b->j", u, dM, u)]
         )
-        moment = np.cross(s, np.cross(w, v)) + np.cross(w, self.inertia_at(q) @ w) + 2.0 * (np.trace(G) * w - G @ w)
-        elastic = (
-            self.translation_coupling.T @ np.cross(w, v)
-            + np.einsum("a,jab,b->j", w, N, w)
-            - np.trace(N, axis1=1, axis2=2) * (w @ w)
-            + 2.0 * np.einsum("l,lja,a->j", qdot, cross, w)
-        )
-        return -np.concatenate([force, moment, elastic])
+        return -(rate + gyroscopic)
 
 
 def modal_invariants(
