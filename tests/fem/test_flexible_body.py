@@ -74,6 +74,10 @@ def test_bad_input_names_the_body_and_the_fix():
         mb.FlexibleBody.from_mesh("s", beam_line(1.0, 4, SECTION), STEEL, n_modes=2, method="craig_bampton")
     with pytest.raises(mb.ModelError, match="flexible body 't': holding the interface nodes leaves the body free"):
         mb.FlexibleBody.from_mesh("t", box_mesh((1, 0.1, 0.1), (2, 1, 1)), STEEL, n_modes=2, interface=[0])
+    with pytest.raises(mb.ModelError, match="flexible body 'v': modal damping: damping_ratio must be one ratio"):
+        mb.FlexibleBody.from_mesh("v", beam_line(1.0, 4, SECTION), STEEL, n_modes=2, damping_ratio=[0.01, 0.02, 0.03])
+    with pytest.raises(mb.ModelError, match="flexible body 'w': modal damping: rayleigh must be"):
+        mb.FlexibleBody.from_mesh("w", beam_line(1.0, 4, SECTION), STEEL, n_modes=2, rayleigh=0.1)
     with pytest.raises(mb.ModelError, match="flexible body 'u': the model has only"):
         mb.FlexibleBody.from_mesh("u", beam_line(1.0, 1, SECTION), STEEL, n_modes=20)
 

@@ -145,9 +145,15 @@ def modal_damping(
     if (damping_ratio is None) == (rayleigh is None):
         raise ModelError("modal damping: give exactly one of damping_ratio and rayleigh=(alpha, beta)")
     if rayleigh is not None:
-        alpha, beta = rayleigh
-        return np.diag(alpha + beta * omega**2)
-    zeta = np.broadcast_to(np.asarray(damping_ratio, float), omega.shape)
+        coefficients = np.asarray(rayleigh, float)
+        if coefficients.shape != (2,) or np.any(coefficients < 0) or not np.all(np.isfinite(coefficients)):
+            raise ModelError(f"modal damping: rayleigh must be (alpha [1/s], beta [s]), both >= 0; got {rayleigh!r}")
+        return np.diag(coefficients[0] + coefficients[1] * omega**2)
+    zeta = np.asarray(damping_ratio, float)
+    if zeta.shape not in ((), omega.shape) or np.any(zeta < 0) or not np.all(np.isfinite(zeta)):
+        raise ModelError(
+            f"modal damping: damping_ratio must be one ratio >= 0 or one per kept mode ({len(omega)}); got {damping_ratio!r}"
+        )
     return np.diag(2.0 * zeta * omega)
 
 

@@ -10,8 +10,9 @@ modal damping, and optional geometric stiffening. The Cartesian body kind is not
 What the body kind reads (all in body axes, SI; m kept modes, q in sqrt(kg) m):
 
 - coordinates: the rigid block (``position``, ``orientation`` of the frame origin O, not the CM) plus q;
-- ``invariants.mass_matrix(q)`` (6+m, 6+m) and ``invariants.quadratic_velocity(q, v, w, q')`` for
-  velocities (v_O, w in body axes, q'); reference numpy versions of the formulas to compile;
+- ``invariants.mass_matrix(q)`` (6+m, 6+m), ``mass_matrix_derivatives(q)`` and
+  ``quadratic_velocity(q, v, w, q')`` for velocities (v_O, w in body axes, q'): reference numpy
+  versions of the formulas to compile (energy-consistent: tested by a tumbling body's conservation);
 - elastic forces -``modal_stiffness`` q - ``modal_damping`` q' (+ Omega^2 ``geometric_stiffness["spin"]`` q);
 - each ``FlexibleMarker``: undeformed ``position``, ``orientation`` (R_BM), and ``translation_modes``,
   ``rotation_modes`` (3, m) = T, A: p_BQ = position + T q, small rotation theta = A q (R_BM -> (I + skew(theta))
@@ -139,9 +140,12 @@ class FlexibleBody(Body):
         self.frequencies = np.sqrt(np.clip(omega2, 0.0, None)) / (2.0 * np.pi)
         damped = damping_ratio is not None or rayleigh is not None
         omega = 2.0 * np.pi * self.frequencies
-        self.modal_damping = (
-            modal_damping(omega, damping_ratio, rayleigh) if damped else np.zeros_like(self.modal_stiffness)
-        )
+        try:
+            self.modal_damping = (
+                modal_damping(omega, damping_ratio, rayleigh) if damped else np.zeros_like(self.modal_stiffness)
+            )
+        except ModelError as error:
+            raise ModelError(f"{owner}: {error}") from None
         self.invariants = modal_invariants(M, modes, points, self.dofs_per_node)
         self.mass_matrix, self.stiffness_matrix = M, K
         self.geometric_stiffness: dict[str, NDArray[np.float64]] = {}
