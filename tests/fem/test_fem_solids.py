@@ -147,3 +147,16 @@ def test_nodal_stress_of_linear_fields_is_exact(element):
     np.testing.assert_allclose(stress[:, :, 1], np.tile(expected_shear, (len(x), 1)), atol=1e-9 * mu * 1e-3)
     np.testing.assert_allclose(von_mises(stress[:, :, 0]), 2 * mu * 1e-3, rtol=1e-9)
     np.testing.assert_allclose(von_mises(stress[:, :, 1]), np.sqrt(3) * mu * 2e-3, rtol=1e-9)
+
+
+def test_meshio_blocks_of_one_type_are_joined():
+    """Gmsh writes one cell block per physical volume: two tetra blocks make one body (mass of both,
+    1e-12); blocks of different solid types are refused."""
+    mesh = box_mesh((0.2, 0.1, 0.1), (2, 1, 1), "tet4")
+    half = len(mesh.cells) // 2
+    split = meshio.Mesh(mesh.points, [("tetra", mesh.cells[:half]), ("tetra", mesh.cells[half:])])
+    body = mb.FlexibleBody.from_mesh("joined", split, STEEL, n_modes=2)
+    assert body.invariants.mass == pytest.approx(STEEL.density * 0.002, rel=1e-12)
+    mixed = meshio.Mesh(mesh.points, [("tetra", mesh.cells), ("hexahedron", np.zeros((1, 8), int))])
+    with pytest.raises(mb.ModelError, match="flexible body 'mixed': mesh: mixes solid cell types"):
+        mb.FlexibleBody.from_mesh("mixed", mixed, STEEL, n_modes=2)

@@ -4,6 +4,8 @@ A ``SolidMesh`` holds every FE node (corners and, for quadratic elements, mid-si
 interior nodes) in one array; node k owns DOFs 3k .. 3k+2 (u_x, u_y, u_z) of the matrices
 ``solid_matrices`` returns. Quadratic elements sit on straight-edged (affine) geometry: the
 mid-side nodes of a file are matched by position to the nodes scikit-fem places at edge midpoints.
+Linear elements (tet4, hex8) are much too stiff in bending (shear locking: a slender hex8 cantilever
+is ~85 % too stiff with 2 elements through the thickness); use quadratic elements for bending parts.
 """
 
 from __future__ import annotations
@@ -149,16 +151,19 @@ def read_mesh(path: str | Path) -> SolidMesh:
 
 
 def solid_mesh_from_meshio(data: object, source: str) -> SolidMesh:
-    """The first tetrahedral or hexahedral cell block of a meshio Mesh, its nodes in the mesh's order;
-    ``source`` names the mesh in errors."""
-    for block in data.cells:  # type: ignore[attr-defined]
-        if block.type in MESHIO_CELLS:
-            element = MESHIO_CELLS[block.type]
-            n_corners = 4 if element.startswith("tet") else 8
-            points = np.asarray(data.points, float)[:, :3]  # type: ignore[attr-defined]
-            return SolidMesh(points, np.asarray(block.data[:, :n_corners]), element)
-    cell_types = [block.type for block in data.cells]  # type: ignore[attr-defined]
-    raise ModelError(f"{source}: no tetrahedra or hexahedra; cell types are {cell_types}")
+    """The tetrahedral or hexahedral cells of a meshio Mesh (several blocks of one type, e.g. Gmsh's
+    physical volumes, are joined), its nodes in the mesh's order; ``source`` names the mesh in errors."""
+    blocks = [block for block in data.cells if block.type in MESHIO_CELLS]  # type: ignore[attr-defined]
+    if not blocks:
+        cell_types = [block.type for block in data.cells]  # type: ignore[attr-defined]
+        raise ModelError(f"{source}: no tetrahedra or hexahedra; cell types are {cell_types}")
+    types = sorted({block.type for block in blocks})
+    if len(types) > 1:
+        raise ModelError(f"{source}: mixes solid cell types {types}; mesh the body with one element type")
+    element = MESHIO_CELLS[types[0]]
+    n_corners = 4 if element.startswith("tet") else 8
+    cells = np.vstack([np.asarray(block.data[:, :n_corners]) for block in blocks])
+    return SolidMesh(np.asarray(data.points, float)[:, :3], cells, element)  # type: ignore[attr-defined]
 
 
 def _basis_and_permutation(mesh: SolidMesh, components: int = 3):
