@@ -99,3 +99,13 @@ def test_stress_modes_of_a_solid_body(beam):
     assert np.all(np.isfinite(solid.stress_modes)) and np.abs(solid.stress_modes).max() > 0
     with pytest.raises(mb.ModelError, match="flexible body 'arm': stress modes are computed for solid meshes"):
         beam.stress_modes  # noqa: B018
+
+
+def test_method_free_ignores_the_interface():
+    """method="free" with interface nodes keeps the free-free modes (the interface only matters to
+    Craig-Bampton): the same frequencies as without an interface, exactly."""
+    mesh = beam_line(1.0, 6, SECTION)
+    free = mb.FlexibleBody.from_mesh("a", mesh, STEEL, n_modes=3)
+    with_interface = mb.FlexibleBody.from_mesh("b", mesh, STEEL, n_modes=3, interface=[0, 6], method="free")
+    np.testing.assert_array_equal(with_interface.frequencies, free.frequencies)
+    assert with_interface.modes.shape[1] == 3

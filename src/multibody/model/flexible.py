@@ -132,8 +132,11 @@ class FlexibleBody(Body):
         )
         if self.method == "craig_bampton" and self.interface is None:
             raise ModelError(f"{owner}: method 'craig_bampton' needs interface=[node indices]; or use method='free'")
+        self.position = np.zeros(3) if position is None else position_vector(owner, position)
+        self.orientation = np.eye(3) if orientation is None else rotation_matrix(owner, orientation)
+        boundary = self.interface if self.method == "craig_bampton" else None
         omega2, modes, self.reference_condition = reduce_model(
-            M, K, points, self.dofs_per_node, int(n_modes), self.interface, self.reference_nodes, owner
+            M, K, points, self.dofs_per_node, int(n_modes), boundary, self.reference_nodes, owner
         )
         self.modes = modes
         self.modal_stiffness = np.diag(np.clip(omega2, 0.0, None))
@@ -150,8 +153,6 @@ class FlexibleBody(Body):
         self.mass_matrix, self.stiffness_matrix = M, K
         self.geometric_stiffness: dict[str, NDArray[np.float64]] = {}
         self.mesh, self.material = mesh, material
-        self.position = np.zeros(3) if position is None else position_vector(owner, position)
-        self.orientation = np.eye(3) if orientation is None else rotation_matrix(owner, orientation)
 
     @classmethod
     def from_matrices(cls, name: str, *matrices_and_nodes: object, **options: object) -> FlexibleBody:
