@@ -28,7 +28,7 @@ from multibody.model.body import Ground, RigidBody
 from multibody.model.element import Element, ModelError
 from multibody.model.forces.bushing import Bushing
 from multibody.model.marker import Marker
-from multibody.model.materials import Material, Section
+from multibody.model.material import Material, Section
 from multibody.spatial.rotations import rotation_from_euler_parameters
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ class FiniteSegmentBeam(Element):
         E, G = self.material.E, self.material.G
         s = self.section
         return (
-            np.array([E * s.area, s.shear_factor * G * s.area, s.shear_factor * G * s.area]) / span,
+            np.array([E * s.area, s.shear_coefficient * G * s.area, s.shear_coefficient * G * s.area]) / span,
             np.array([G * s.J, E * s.Iy, E * s.Iz]) / span,
         )
 

@@ -11,6 +11,7 @@ from multibody.model.beam import FiniteSegmentBeam
 from multibody.model.body import Body, Ground, RigidBody
 from multibody.model.contact import ImpactPair
 from multibody.model.element import Element, ModelError
+from multibody.model.flexible import FlexibleBody
 from multibody.model.forces.base import ForceElement
 from multibody.model.joints.base import Joint
 from multibody.model.marker import finite_vector
@@ -62,7 +63,7 @@ class Model:
             )
         if isinstance(element, FiniteSegmentBeam):
             collection: dict = self.beams
-        elif isinstance(element, RigidBody):
+        elif isinstance(element, (RigidBody, FlexibleBody)):
             collection = self.bodies
         elif isinstance(element, Joint):
             collection = self.joints
@@ -78,7 +79,8 @@ class Model:
             collection = self.contacts
         else:
             raise ModelError(
-                f"model '{self.name}': cannot add {element!r}; expected a RigidBody, Joint, Motion, force, contact element or beam"
+                f"model '{self.name}': cannot add {element!r}; expected a RigidBody, FlexibleBody, Joint, Motion, "
+                "force, contact element or beam"
             )
         for marker in getattr(element, "attached_markers", tuple)():
             if not self._owns(marker.body):
@@ -112,6 +114,13 @@ class Model:
         """Freeze the model into a ``System`` of flat arrays (see ``multibody.system``)."""
         from multibody.system.compile import compile_model
 
+        for body in self.bodies.values():
+            if isinstance(body, FlexibleBody):
+                raise ModelError(
+                    f"{body.describe()}: flexible bodies are not simulated yet (their modes, frequencies and inertia "
+                    "invariants are ready, the equations of motion are not); remove it from the model or model the "
+                    "part as a RigidBody"
+                )
         return compile_model(self)
 
     def __repr__(self) -> str:
