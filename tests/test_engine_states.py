@@ -144,3 +144,12 @@ def test_inverse_dynamics_integrates_the_states_along_the_prescribed_motion() ->
     effort = np.abs(solved.effort[:, 0])
     needed = np.abs(-mass * omega**2 * x + stiffness * (x - s))
     assert np.max(np.abs(effort - needed)) < 1e-6 * np.max(needed)
+
+
+def test_a_model_of_first_order_states_alone_runs() -> None:
+    """No bodies, one DifferentialEquation x' = -x, x(0) = 1: x(1) = exp(-1) (closed form). The
+    default rtol 1e-6 over some thirty steps: 1e-5 is a fivefold margin."""
+    model = mb.Model("lag")
+    model.add(mb.DifferentialEquation("lag", lambda t, x, measure: -x, initial=1.0))
+    results = mb.dynamics(model, 1.0, 0.1)
+    assert results.state("lag")[:, 0] == pytest.approx(np.exp(-results.time), abs=1e-5)

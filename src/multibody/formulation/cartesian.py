@@ -89,7 +89,8 @@ class CartesianFormulation:
         n_unknowns = system.n_velocities + len(self.rows)
         self.sparse = n_unknowns > SPARSE_THRESHOLD
         self.assembler = constraints.JacobianAssembler(system, self.rows, self.sparse)
-        mass_matrix = sp.block_diag(rigid.mass_blocks(system.mass, system.inertia), format="csr")
+        blocks = rigid.mass_blocks(system.mass, system.inertia)
+        mass_matrix = sp.block_diag(blocks, format="csr") if len(blocks) else sp.csr_matrix((0, 0))
         self.mass_matrix: Matrix = mass_matrix if self.sparse else mass_matrix.toarray()
         bodies = [block for block in system.layout.blocks if block.nv]
         self._body_offsets = np.array([block.v_offset for block in bodies], dtype=np.int64)

@@ -27,7 +27,10 @@ class Factorization:
 
     def __init__(self, matrix: Matrix) -> None:
         self.sparse = sp.issparse(matrix)
-        if self.sparse:
+        if matrix.shape[0] == 0:  # nothing to solve (a model of first-order states alone)
+            self.sparse = False
+            self._lu = (np.zeros((0, 0)), np.zeros(0, dtype=np.int32))
+        elif self.sparse:
             try:
                 self._lu = spla.splu(sp.csc_matrix(matrix))
             except RuntimeError as error:  # SuperLU: "Factor is exactly singular"
@@ -53,6 +56,8 @@ class Factorization:
         """``matrix^-1 rhs`` for a vector or a matrix of right-hand sides."""
         if self.sparse:
             return self._lu.solve(rhs)
+        if not len(rhs):
+            return np.array(rhs, dtype=float)
         return _getrs(*self._lu, rhs)[0]
 
 
