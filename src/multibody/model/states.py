@@ -165,6 +165,10 @@ class Measure:
         return self._evaluated[key]
 
 
+IMPLICIT_ITERATIONS = 50
+"""Largest number of Newton iterations for the rate of an implicit differential equation."""
+
+
 class StateElement(ForceElement):
     """Base of elements with first-order states and an output (see the module docstring)."""
 
@@ -236,10 +240,16 @@ class StateElement(ForceElement):
 
 
 class DifferentialEquation(StateElement):
-    """User first-order states: ``x' = rate(t, x, measure)`` (ADAMS DIFF); the output is ``x``.
+    """User first-order states (ADAMS DIFF, and GSE with ``output``).
 
-    ``initial``: x(0), a number or an array (n,); ``rate`` receives ``x`` in the same form (a
-    float for a scalar equation) and returns x' of that size. Other laws read ``x`` with
+    Explicit (default): ``x' = rate(t, x, measure)``. Implicit (``implicit=True``):
+    ``rate(t, x, x_dot, measure)`` returns the residual ``r`` of ``0 = r(t, x, x')``, whose
+    Jacobian ``dr/dx'`` must be regular (index 1); ``x'`` is found by Newton from zero at every
+    evaluation (so the same state always gives the same rate). The output is ``output(t, x, measure)`` when given (a
+    general state equation ``y = g(t, x, u)``, its inputs ``u`` read from ``measure``), else ``x``.
+
+    ``initial``: x(0), a number or an array (n,); the laws receive ``x`` (and ``x_dot``) in the
+    same form (a float for a scalar equation). Other laws read the element with
     ``measure.state(element)`` or ``measure.output(element)``.
     """
 
@@ -248,29 +258,77 @@ class DifferentialEquation(StateElement):
     def __init__(
         self,
         name: str,
-        rate: Callable[[float, float | FloatArray, Measure], float | ArrayLike],
+        rate: Callable[..., float | ArrayLike],
         initial: ArrayLike = 0.0,
         i_marker: Marker | None = None,
         j_marker: Marker | None = None,
         load: str = "force",
         reads: Sequence[Marker | Joint] = (),
+        implicit: bool = False,
+        output: Callable[[float, float | FloatArray, Measure], float | ArrayLike] | None = None,
     ) -> None:
         super().__init__(name, initial, i_marker, j_marker, load, reads)
+        form = "rate(t, x, x_dot, measure) returning the residual" if implicit else "rate(t, x, measure) returning x'"
         if not callable(rate):
-            raise ModelError(f"{self.describe()}: rate must be a callable rate(t, x, measure) returning x'")
-        self.rate = rate
+            raise ModelError(f"{self.describe()}: rate must be a callable {form}")
+        if output is not None and not callable(output):
+            raise ModelError(f"{self.describe()}: output must be a callable output(t, x, measure) returning y")
+        self.rate, self.output, self.implicit = rate, output, bool(implicit)
         self.scalar = np.ndim(initial) == 0
-        self._check_output_count(self.initial_states.size)
+        if output is None:
+            self._check_output_count(self.initial_states.size)
+
+    def _shaped(self, values: FloatArray) -> float | FloatArray:
+        return float(values[0]) if self.scalar else values.copy()
 
     def evaluate(self, t: float, x: FloatArray, measure: Measure) -> tuple[FloatArray, FloatArray]:
-        """``(x', x)``: the user's rate at ``t`` [s], states ``x`` (n,)."""
-        rate = self._call("rate", self.rate, t, t, float(x[0]) if self.scalar else x.copy(), measure)
-        if rate.size != x.size:
+        """``(x', y)`` at time ``t`` [s], states ``x`` (n,)."""
+        if self.implicit:
+            rate = self._solve_implicit(t, x, measure)
+        else:
+            rate = self._call("rate", self.rate, t, t, self._shaped(x), measure)
+            self._check_size("rate", rate, x.size, t)
+        if self.output is None:
+            return rate, x
+        output = self._call("output", self.output, t, t, self._shaped(x), measure)
+        self._check_output_count(output.size)
+        return rate, output
+
+    def _solve_implicit(self, t: float, x: FloatArray, measure: Measure) -> FloatArray:
+        """``x'`` with ``rate(t, x, x', measure) = 0``: Newton with a forward-difference Jacobian."""
+        x_dot = np.zeros(x.size)
+        for _ in range(IMPLICIT_ITERATIONS):
+            residual = self._call("rate", self.rate, t, t, self._shaped(x), self._shaped(x_dot), measure)
+            self._check_size("residual", residual, x.size, t)
+            scale = 1.0 + np.max(np.abs(x_dot), initial=0.0)
+            jacobian = np.empty((x.size, x.size))
+            for k in range(x.size):
+                step = 1e-7 * (1.0 + abs(x_dot[k]))
+                shifted = x_dot.copy()
+                shifted[k] += step
+                moved = self._call("rate", self.rate, t, t, self._shaped(x), self._shaped(shifted), measure)
+                jacobian[:, k] = (moved - residual) / step
+            try:
+                increment = np.linalg.solve(jacobian, -residual)
+            except np.linalg.LinAlgError:
+                raise LawError(
+                    f"{self.describe()}: its residual does not depend on x' at t = {t:.6g} s (singular "
+                    "d residual / d x_dot); an implicit equation must determine x'"
+                ) from None
+            x_dot = x_dot + increment
+            if np.max(np.abs(increment), initial=0.0) <= 1e-12 * scale:
+                return x_dot
+        raise LawError(
+            f"{self.describe()}: x' did not converge in {IMPLICIT_ITERATIONS} Newton iterations at t = {t:.6g} s; "
+            "check that the residual has a root in x'"
+        )
+
+    def _check_size(self, what: str, values: FloatArray, n: int, t: float) -> None:
+        if values.size != n:
             raise LawError(
-                f"{self.describe()}: its rate returned {rate.size} values for {x.size} states at "
-                f"t = {t:.6g} s; return one rate per state"
+                f"{self.describe()}: its {what} returned {values.size} values for {n} states at "
+                f"t = {t:.6g} s; return one per state"
             )
-        return rate, x
 
 
 class StateSpace(StateElement):
