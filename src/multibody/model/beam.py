@@ -12,7 +12,8 @@ held to the start marker by the same springs for the half segment ``l / 2`` (twi
 otherwise the user joins ``beam.start`` to what carries it.
 
 Damping is stiffness-proportional: every spring's damping is ``damping`` [s] times its stiffness.
-Segments are named ``<beam>_1 .. <beam>_n`` with markers ``start``, ``center`` and ``end``; the
+Segments are named ``<beam>_1 .. <beam>_n`` with markers ``start``, ``center`` and ``end`` (and
+``axis``, where a cylinder of the section's area draws the segment in the animation); the
 joining bushings ``<beam>_joint_1 ..`` (``<beam>_joint_0`` the clamp), so every result of the
 package (positions, reactions, forces, animation) works on a beam as on any other part.
 """
@@ -27,6 +28,7 @@ from numpy.typing import NDArray
 from multibody.model.body import Ground, RigidBody
 from multibody.model.element import Element, ModelError
 from multibody.model.forces.bushing import Bushing
+from multibody.model.geometry import Cylinder
 from multibody.model.marker import Marker
 from multibody.model.material import Material, Section
 from multibody.spatial.rotations import rotation_from_euler_parameters
@@ -137,6 +139,7 @@ class FiniteSegmentBeam(Element):
         mass = rho * s.area * l
         inertia = (rho * l * (s.Iy + s.Iz), rho * l * s.Iy + mass * l**2 / 12.0, rho * l * s.Iz + mass * l**2 / 12.0)
         axis = R_WS[:, 0]
+        radius = np.sqrt(s.area / np.pi)
         segments = []
         for k in range(self.n_segments):
             center = p_WS + (k + 0.5) * l * axis
@@ -152,6 +155,8 @@ class FiniteSegmentBeam(Element):
             segment.add_marker("start", (-0.5 * l, 0.0, 0.0))
             segment.add_marker("center")
             segment.add_marker("end", (0.5 * l, 0.0, 0.0))
+            # drawn as a cylinder of the section's area along the segment
+            segment.add_shape(Cylinder(radius, l), segment.add_marker("axis", z_axis=(1.0, 0.0, 0.0)))
             segments.append(segment)
         joints = []
         if self.clamped:
