@@ -47,10 +47,10 @@ def test_tip_deflection_matches_the_segment_models_closed_form(n: int) -> None:
     # the shear springs: the clamp's over l / 2 and n - 1 joints' over l; the last half segment has none
     shear = load * (LENGTH - 0.5 * beam.segment_length) / (section.shear_coefficient * beam.material.G * section.area)
     expected = bending * (1.0 + 1.0 / (2.0 * n**2)) + shear
-    tip = beam.node_positions(results)[-1, -1]
+    tip = results.beam("arm").node_positions[-1, -1]
     assert -tip[2] == pytest.approx(expected, rel=1e-5)
     # The clamp carries the load: shear P and bending moment P L (the joint's section forces).
-    clamp = beam.section_forces(results)[-1, 0]
+    clamp = results.beam("arm").section_forces[-1, 0]
     assert abs(clamp[2]) == pytest.approx(load, rel=1e-6)
     assert np.linalg.norm(clamp[3:]) == pytest.approx(load * LENGTH, rel=1e-3)  # lever arm shortened by w^2
 
@@ -94,9 +94,9 @@ def test_cartesian_and_kane_agree_on_a_swinging_flexible_arm() -> None:
 
     tips = []
     for formulation, method in (("cartesian", "SI2"), ("kane", "BDF")):
-        model, beam = arm()
+        model, _ = arm()
         results = mb.dynamics(model, 0.2, 0.05, rtol=1e-8, formulation=formulation, method=method)
-        tips.append(beam.node_positions(results)[:, -1])
+        tips.append(results.beam("arm").node_positions[:, -1])
     assert np.max(np.abs(tips[0] - tips[1])) < 1e-6
     assert tips[0][-1, 2] < -0.05  # it did swing down: the comparison is not vacuous
 

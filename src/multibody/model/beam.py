@@ -7,7 +7,8 @@ across) and neighbours are joined at their common end by a ``Bushing`` whose sti
 of the length ``l`` of beam between their centres: ``EA / l`` along the axis, ``kappa G A / l``
 in shear, ``G J / l`` in torsion, ``E Iy / l`` and ``E Iz / l`` in bending (Huston's finite
 segment method, as in the MDAS II thesis). Large overall deformation is carried by the segments'
-rigid motions, each joint's deformation staying small. With ``clamped=True`` the first segment is
+rigid motions, each joint's deformation staying small. ``Results.beam(name)`` gives the
+node positions and section forces of a run. With ``clamped=True`` the first segment is
 held to the start marker by the same springs for the half segment ``l / 2`` (twice as stiff);
 otherwise the user joins ``beam.start`` to what carries it.
 
@@ -20,8 +21,6 @@ package (positions, reactions, forces, animation) works on a beam as on any othe
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numpy.typing import NDArray
 
@@ -31,10 +30,6 @@ from multibody.model.forces.bushing import Bushing
 from multibody.model.geometry import Cylinder
 from multibody.model.marker import Marker
 from multibody.model.material import Material, Section
-from multibody.spatial.rotations import rotation_from_euler_parameters
-
-if TYPE_CHECKING:
-    from multibody.results import Results
 
 FloatArray = NDArray[np.float64]
 
@@ -95,28 +90,17 @@ class FiniteSegmentBeam(Element):
         """The marker at the beam's free end (on the last segment)."""
         return self.segments[-1].marker("end")
 
-    def node_positions(self, results: Results) -> FloatArray:
-        """(T, n + 1, 3) world positions [m] of the segment ends at the output times of
-        ``results`` (a run of the model holding this beam): the first segment's start, then each
-        segment's end."""
-        half = 0.5 * self.segment_length
-        bodies = [results.body(segment.name) for segment in self.segments]
-        axes = [rotation_from_euler_parameters(body.euler_parameters)[..., :, 0] for body in bodies]
-        ends = [body.position + half * axis for body, axis in zip(bodies, axes)]
-        return np.stack([bodies[0].position - half * axes[0], *ends], axis=1)
-
-    def section_forces(self, results: Results) -> FloatArray:
-        """(T, joints, 6) force [N] and moment [N m] each joining spring carries, in the axes of
-        the segment before it (x along the beam: axial force, two shear forces, torsion, two
-        bending moments), with the sign of the load on the segment after it."""
-        carried = []
-        for joint in self.joints:
-            R_WJ = _marker_axes(results, joint.j_marker)
-            loads = results.force(joint.name)
-            force_J = np.einsum("tji,tj->ti", R_WJ, loads.force)
-            torque_J = np.einsum("tji,tj->ti", R_WJ, loads.torque)
-            carried.append(np.hstack([force_J, torque_J]))
-        return np.stack(carried, axis=1) if carried else np.zeros((len(results.time), 0, 6))
+    @property
+    def drawing(self) -> dict:
+        """What the results need to rebuild the beam (``Results.beam``): its segments, joining
+        springs, segment length [m] and the marker each spring's J side is (``body/marker``)."""
+        return {
+            "name": self.name,
+            "segments": [segment.name for segment in self.segments],
+            "joints": [joint.name for joint in self.joints],
+            "joint_axes": [joint.j_marker.full_name for joint in self.joints],
+            "segment_length": self.segment_length,
+        }
 
     def attached_markers(self) -> tuple[Marker, ...]:
         """The start marker (the model checks its body is in the model)."""
@@ -191,11 +175,3 @@ def _world_state(marker: Marker) -> tuple[FloatArray, FloatArray, FloatArray, Fl
         body.velocity + np.cross(body.angular_velocity, r),
         body.angular_velocity,
     )
-
-
-def _marker_axes(results: Results, marker: Marker) -> FloatArray:
-    """(T, 3, 3) ``R_WM`` of ``marker`` at the output times of ``results``."""
-    if isinstance(marker.body, Ground):
-        return np.broadcast_to(marker.orientation, (len(results.time), 3, 3))
-    R_WB = rotation_from_euler_parameters(results.body(marker.body.name).euler_parameters)
-    return R_WB @ marker.orientation

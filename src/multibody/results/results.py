@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
+    from multibody.results.beam import BeamHistory
     from multibody.results.rope import RopeHistory
 
 FloatArray = npt.NDArray[np.float64]
@@ -429,6 +430,17 @@ class Results:
         return HydraulicsHistory(
             name, states[:, :2], states[:, 2] if states.shape[1] > 2 else None, self.force(name).value
         )
+
+    def beam(self, name: str) -> BeamHistory:
+        """Node positions and section forces of the finite-segment beam ``name`` (KeyError when
+        ``name`` is not one)."""
+        from multibody.results.beam import beam_history
+
+        scene = json.loads(self._layout.scene) if self._layout.scene else {}
+        beams = {beam["name"]: beam for beam in scene.get("beams", ())}
+        if name not in beams:
+            raise KeyError(f"'{name}' is not a beam; beams: {', '.join(beams) or 'none'}")
+        return beam_history(self, beams[name], scene["markers"])
 
     def rope(self, name: str) -> RopeHistory:
         """Tension, paid-out length, spans, wrap angles and tangent points of rope ``name``

@@ -66,24 +66,14 @@ class RopeHistory:
 def rope_history(results: Results, name: str, rope: dict[str, Any], markers: list[dict[str, Any]]) -> RopeHistory:
     """The history of rope ``name`` from ``results``, its scene entry ``rope`` (with the route)
     and the scene's ``markers``."""
+    from multibody.results.markers import marker_frames
     from multibody.spatial.wrapping import rope_length
 
     marker_index = {m["name"]: k for k, m in enumerate(markers)}
     route = rope["route"]
     used = [markers[marker_index[p["marker"]]] for p in route]
     count = len(results)
-    bodies = results.layout.body_names
-    p_WM = np.zeros((count, len(used), 3))
-    R_WM = np.zeros((count, len(used), 3, 3))
-    for k, marker in enumerate(used):
-        p_BM, R_BM = np.array(marker["position"]), np.array(marker["rotation"])
-        if marker["body"] < 0:
-            p_WM[:, k], R_WM[:, k] = p_BM, R_BM
-        else:
-            body = results.body(bodies[marker["body"]])
-            R_WB = body.rotation
-            p_WM[:, k] = body.position + R_WB @ p_BM
-            R_WM[:, k] = R_WB @ R_BM
+    p_WM, R_WM = marker_frames(results, used)
     is_winch = np.array([p["length_per_radian"] > 0.0 for p in route])
     winch_state = np.where(is_winch, np.cumsum(is_winch) - 1, -1).astype(np.int64)
     x = results.state(name) if is_winch.any() else np.zeros((count, 0))

@@ -60,5 +60,6 @@ def scene_json(model: Model, system: System) -> str:
             {"name": f.name, "type": type(f).__name__, "i": int(i), "j": int(j), **getattr(f, "drawing", {})}
             for f, (i, j) in zip(forces, system.force_markers)
         ],
+        "beams": [beam.drawing for beam in model.beams.values()],
     }
     return json.dumps(scene, separators=(",", ":"))
