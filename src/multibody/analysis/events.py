@@ -163,8 +163,7 @@ class EventDrivenIntegrator:
             kinematics.position_rate(self.system, state.q, state.v),
             acceleration,
             evaluation.state_rate,
-            -self.form.nonconservative_power(evaluation.loads, evaluation.nu, lam),
-            self.form.input_power(evaluation.loads, evaluation.nu, lam),
+            *self.form.quadrature_rates(evaluation.loads, evaluation.nu, lam),
         )
         method = GeneralizedAlpha if alpha else BDF
         options = {"variant": ALPHA_METHODS[self.method]} if alpha else {}
@@ -188,11 +187,7 @@ class EventDrivenIntegrator:
     ) -> tuple[Evaluation, FloatArray, FloatArray]:
         """``(evaluation, dv/dt, lambda)`` at ``(q, v, t, x)``: the loads (and state rates) of an
         element that reads multipliers are those at the multipliers solved here."""
-        evaluation = self.form.evaluate(q, v, t, x)
-        acceleration, lam = self.form.accelerations(evaluation)
-        if self.form.reads_multipliers:
-            evaluation = self.form.evaluate(q, v, t, x, lam)
-        return evaluation, acceleration, lam
+        return self.form.solve_accelerations(self.form.evaluate(q, v, t, x))
 
     def _formulation(self) -> CartesianFormulation:
         return CartesianFormulation(

@@ -17,7 +17,7 @@ from multibody.analysis.errors import AnalysisError
 from multibody.analysis.model_input import as_system
 from multibody.analysis.output import output_frame, results_layout
 from multibody.formulation import frames as kinematics_frames
-from multibody.formulation.cartesian import MULTIPLIER_ITERATIONS, CartesianFormulation, Evaluation
+from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
 from multibody.solve.linear import Factorization, SingularMatrixError
@@ -73,7 +73,7 @@ def _run(
 ) -> None:
     """Solve and append one frame per output time; first-order states are integrated between
     output times along the prescribed motion (``_advance_states``)."""
-    dissipated, input_work, previous_power, previous_t = 0.0, 0.0, None, 0.0
+    dissipated, input_work, previous_rates, previous_t = 0.0, 0.0, None, 0.0
     x = system.x0.copy()
     from tqdm.auto import tqdm  # heavy: loaded when first used
 
@@ -81,16 +81,11 @@ def _run(
         if system.n_states and t > times[0]:
             x = _advance_states(system, form, q, x, previous_t, float(t), tolerance)
         q, v, evaluation, acceleration, lam = _instant(system, form, q, float(t), x, tolerance)
-        power = np.array(
-            [
-                form.nonconservative_power(evaluation.loads, evaluation.nu, lam),
-                form.input_power(evaluation.loads, evaluation.nu, lam),
-            ]
-        )
-        if previous_power is not None:
-            dissipated -= 0.5 * (power[0] + previous_power[0]) * (t - previous_t)
-            input_work += 0.5 * (power[1] + previous_power[1]) * (t - previous_t)
-        previous_power, previous_t = power, t
+        rates = form.quadrature_rates(evaluation.loads, evaluation.nu, lam)
+        if previous_rates is not None:
+            dissipated += 0.5 * (rates[0] + previous_rates[0]) * (t - previous_t)
+            input_work += 0.5 * (rates[1] + previous_rates[1]) * (t - previous_t)
+        previous_rates, previous_t = rates, t
         writer.append(output_frame(form, evaluation, acceleration, lam, dissipated, input_work))
         # Predict the next positions along the current velocity.
         q = kinematics_frames.displace(system, q, v * output_step)
@@ -116,13 +111,10 @@ def _instant(
     evaluation = form.evaluate(q, v, t, x)
     acceleration = jacobian.solve(form.gamma(evaluation))
     transposed = Factorization(G.T)
-    lam = transposed.solve(evaluation.generalized_force - form.mass_matrix @ acceleration)
-    for _ in range(MULTIPLIER_ITERATIONS if form.reads_multipliers else 0):
-        evaluation = form.evaluate(q, v, t, x, lam)
-        previous, lam = lam, transposed.solve(evaluation.generalized_force - form.mass_matrix @ acceleration)
-        if np.max(np.abs(lam - previous), initial=0.0) <= 1e-13 * (1.0 + np.max(np.abs(lam), initial=0.0)):
-            evaluation = form.evaluate(q, v, t, x, lam)
-            break
+    inertial = form.mass_matrix @ acceleration
+    evaluation, _, lam = form.settle_multipliers(
+        evaluation, lambda at: (acceleration, transposed.solve(at.generalized_force - inertial))
+    )
     return q, v, evaluation, acceleration, lam
 
 

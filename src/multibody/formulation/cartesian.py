@@ -12,6 +12,7 @@ constraints (``constraints``) -> accelerations (``accelerations``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -198,21 +199,37 @@ class CartesianFormulation:
 
     # -- accelerations and multipliers ------------------------------------------------------
     def accelerations(self, state: Evaluation) -> tuple[FloatArray, FloatArray]:
-        """``(dv/dt (6 nb,), lambda (m,))`` from ``[M G^T; G 0] [a; lambda] = [Q; gamma]``. When
-        loads read multipliers, ``Q`` depends on ``lambda``: fixed-point iteration on ``lambda``
-        (at most ``MULTIPLIER_ITERATIONS``, to round-off)."""
+        """``(dv/dt (6 nb,), lambda (m,))`` from ``[M G^T; G 0] [a; lambda] = [Q; gamma]``
+        (``solve_accelerations`` without its evaluation)."""
+        return self.solve_accelerations(state)[1:]
+
+    def solve_accelerations(self, state: Evaluation) -> tuple[Evaluation, FloatArray, FloatArray]:
+        """``(evaluation, dv/dt (6 nb,), lambda (m,))`` from ``[M G^T; G 0] [a; lambda] = [Q; gamma]``
+        at ``state``, the evaluation being at the multipliers found (``settle_multipliers``)."""
         factorization = Factorization(saddle_point_matrix(self.mass_matrix, state.G))
         gamma = self.gamma(state)
         n = self.system.n_velocities
-        solution = factorization.solve(np.concatenate([state.generalized_force, gamma]))
-        if self.reads_multipliers:
-            for _ in range(MULTIPLIER_ITERATIONS):
-                lam = solution[n:]
-                again = self.evaluate(state.q, state.v, state.frames.t, state.x, lam)
-                solution = factorization.solve(np.concatenate([again.generalized_force, gamma]))
-                if np.max(np.abs(solution[n:] - lam), initial=0.0) <= 1e-13 * (1.0 + np.max(np.abs(lam), initial=0.0)):
-                    break
-        return solution[:n], solution[n:]
+
+        def solve(evaluation: Evaluation) -> tuple[FloatArray, FloatArray]:
+            solution = factorization.solve(np.concatenate([evaluation.generalized_force, gamma]))
+            return solution[:n], solution[n:]
+
+        return self.settle_multipliers(state, solve)
+
+    def settle_multipliers(
+        self, state: Evaluation, solve: Callable[[Evaluation], tuple[FloatArray, FloatArray]]
+    ) -> tuple[Evaluation, FloatArray, FloatArray]:
+        """``(evaluation, a, lambda)`` from ``solve(evaluation) -> (a, lambda)`` at ``state``. When
+        loads read multipliers, ``Q`` depends on ``lambda``: fixed-point iteration, evaluating
+        again at each ``lambda`` (at most ``MULTIPLIER_ITERATIONS``, to round-off)."""
+        acceleration, lam = solve(state)
+        for _ in range(MULTIPLIER_ITERATIONS if self.reads_multipliers else 0):
+            state = self.evaluate(state.q, state.v, state.frames.t, state.x, lam)
+            previous = lam
+            acceleration, lam = solve(state)
+            if np.max(np.abs(lam - previous), initial=0.0) <= 1e-13 * (1.0 + np.max(np.abs(previous), initial=0.0)):
+                break
+        return state, acceleration, lam
 
     def kinetic_energy(self, motion: Twist) -> float:
         """``1/2 m v.v + 1/2 w_B . J w_B`` summed over bodies [J]."""
@@ -227,16 +244,13 @@ class CartesianFormulation:
         return gravity + loads.potential_energy
 
     @staticmethod
-    def nonconservative_power(loads: forces.ElementLoads, nu: FloatArray, lam: FloatArray) -> float:
-        """Power [W] into the system from dampers, actuators, applied loads and motions
-        (``-lambda . nu`` of the driver rows: the work done to keep a prescribed motion), with the
-        element ``loads``, the velocity right-hand side ``nu`` (m,) and multipliers ``lam`` (m,)."""
-        return loads.nonconservative_power - float(lam @ nu)
-
-    @staticmethod
-    def input_power(loads: forces.ElementLoads, nu: FloatArray, lam: FloatArray) -> float:
-        """Power [W] put in by motions, actuators, applied loads and user laws (dampers excluded)."""
-        return loads.input_power - float(lam @ nu)
+    def quadrature_rates(loads: forces.ElementLoads, nu: FloatArray, lam: FloatArray) -> FloatArray:
+        """``(dE/dt, dW/dt)`` [W]: the rates of the energy taken out by non-conservative forces
+        and motions (``E``, net: dampers less what actuators, applied loads and motions put in) and
+        of the work put in (``W``), from the element ``loads``, the velocity right-hand side ``nu``
+        (m,) and the multipliers ``lam`` (m,); a motion's power is ``-lambda . nu`` of its rows."""
+        motion_power = -float(lam @ nu)
+        return np.array([-(loads.nonconservative_power + motion_power), loads.input_power + motion_power])
 
     # -- linearization for Newton -----------------------------------------------------------
     def force_jacobians(

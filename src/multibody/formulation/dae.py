@@ -181,8 +181,7 @@ class MechanicalDAE:
         iteration, norm = monitor.iterations, monitor.norm
         if not converged:
             return Correction(predicted, z_guess, False, iteration, norm, self.diagnose(q, v, t))
-        energy = base_energy - c * form.nonconservative_power(state.loads, nu, lam)
-        work = base_work + c * form.input_power(state.loads, nu, lam)
+        energy, work = np.array([base_energy, base_work]) + c * form.quadrature_rates(state.loads, nu, lam)
         return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
 
     def diagnose(self, q: FloatArray, v: FloatArray, t: float) -> str:

@@ -34,7 +34,7 @@ import numpy as np
 
 from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
-from multibody.formulation.cartesian import CartesianFormulation, Evaluation
+from multibody.formulation.cartesian import CartesianFormulation
 from multibody.formulation.dae import MechanicalDAE
 from multibody.formulation.iteration_matrix import coupled_iteration_matrix
 from multibody.solve.integrators.base import FloatArray, rms
@@ -132,16 +132,11 @@ class Index3Mechanics:
         """``(dv/dt (nv,), lambda (m,), rest rate (dx/dt, dE/dt, dW/dt))`` at a consistent state
         with first-order states ``x`` (default: the system's initial ones)."""
         form = self.formulation
-        state = form.evaluate(q, v, t, x)
-        acceleration, lam = form.accelerations(state)
-        state = form.evaluate(q, v, t, state.x, lam)
-        return acceleration, lam, np.concatenate([state.state_rate, self._quadrature_rate(state, lam)])
-
-    def _quadrature_rate(self, state: Evaluation, lam: FloatArray) -> FloatArray:
-        """``(dE/dt, dW/dt)`` [W] at an evaluated state with multipliers ``lam``."""
-        form = self.formulation
-        return np.array(
-            [-form.nonconservative_power(state.loads, state.nu, lam), form.input_power(state.loads, state.nu, lam)]
+        state, acceleration, lam = form.solve_accelerations(form.evaluate(q, v, t, x))
+        return (
+            acceleration,
+            lam,
+            np.concatenate([state.state_rate, self.formulation.quadrature_rates(state.loads, state.nu, lam)]),
         )
 
     # -- one step -------------------------------------------------------------------------------
@@ -214,7 +209,16 @@ class Index3Mechanics:
             return self._failure(t, q, v, x, a, r, lam, iterations, monitor.norm, "")
         state = form.evaluate(q, v, t, x, lam)
         return AccelerationSolve(
-            q, v, x, a, state.state_rate, lam, self._quadrature_rate(state, lam), True, iterations, monitor.norm
+            q,
+            v,
+            x,
+            a,
+            state.state_rate,
+            lam,
+            self.formulation.quadrature_rates(state.loads, state.nu, lam),
+            True,
+            iterations,
+            monitor.norm,
         )
 
     def _failure(
