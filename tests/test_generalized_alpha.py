@@ -161,7 +161,7 @@ def test_numerical_damping_is_the_closed_form_spectral_radius(variant, rho_inf):
 def pendulum_energy(integrator: GeneralizedAlpha, form: CartesianFormulation) -> float:
     q, v, _ = integrator.problem.split(integrator.y)
     state = form.evaluate(q, v, integrator.t)
-    return form.kinetic_energy(state.motion) + form.potential_energy(state.frames, state.loads)
+    return form.kinetic_energy(state.frames, state.motion) + form.potential_energy(state.frames, state.loads)
 
 
 @pytest.mark.parametrize("periods", [30, pytest.param(1000, marks=pytest.mark.slow)])

@@ -1,4 +1,4 @@
-"""FlexibleBody's public face: markers at nodes and node sets, bad input, the model refusing to compile."""
+"""FlexibleBody's public face: markers at nodes and node sets, bad input, the formulations that take it."""
 
 import numpy as np
 import pytest
@@ -43,12 +43,14 @@ def test_node_set_rotation_fit_recovers_a_rigid_rotation():
     np.testing.assert_allclose(_fitted_rotation("test", points, displacement), thetas, atol=1e-14)
 
 
-def test_model_refuses_to_compile_a_flexible_body(beam):
-    """Adding works (joints may attach to its markers); compiling raises a ModelError naming the body."""
+def test_kane_refuses_a_flexible_body_by_name(beam):
+    """The Cartesian formulation moves flexible bodies (tests/test_flexible_dynamics.py); Kane's relative
+    coordinates hold rigid bodies only, and asking for them names the flexible body and the way out."""
     model = mb.Model("crane")
     model.add(beam)
-    with pytest.raises(mb.ModelError, match="flexible body 'arm': flexible bodies are not simulated yet"):
-        model.compile()
+    assert model.compile().n_velocities == 6 + beam.modes.shape[1]
+    with pytest.raises(ValueError, match=r"flexible bodies \(arm\).*formulation='cartesian'"):
+        mb.dynamics(model, 0.01, 0.01, formulation="kane")
 
 
 def test_bad_input_names_the_body_and_the_fix():

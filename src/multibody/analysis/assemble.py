@@ -231,7 +231,7 @@ def _assemble_velocities(system: System, form: CartesianFormulation, q: FloatArr
     R_now = rotations.rotation_from_euler_parameters(e)
     w_W = np.einsum("bij,bj->bi", R_input, w_input_B)
     w_B = np.einsum("bji,bj->bi", R_now, w_W)
-    v0 = rigid.velocities(v_input, w_B)
+    v0 = np.concatenate([rigid.velocities(v_input, w_B), system.v0[system.n_frame_velocities :]])
     _, G, nu = form.constraint_residual(q, t0)
     if nu.size == 0:
         return v0

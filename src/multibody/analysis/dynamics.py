@@ -103,6 +103,11 @@ def dynamics(
             f"model '{system.name}' has contact pairs ({', '.join(system.contacts.names)}); "
             "event-driven contact needs formulation='cartesian'"
         )
+    if formulation == "kane" and system.modal is not None:
+        raise ValueError(
+            f"model '{system.name}' has flexible bodies ({', '.join(system.modal.names)}); the Kane formulation "
+            "moves rigid bodies only: use formulation='cartesian'"
+        )
     with threadpool_limits(limits=1):
         try:
             system, state = assembled_state(system) if initial_state is None else (system, initial_state)

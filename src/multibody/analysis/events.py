@@ -279,8 +279,8 @@ class EventDrivenIntegrator:
             settles = touching & (speed > -rest) & (restitution * speed < rest)
             response = impulse_response(form, evaluation, v, G_c, np.where(settles, 0.0, restitution), touching)
             v_after = v + response.velocity_change
-            dissipated += form.kinetic_energy(evaluation.motion) - form.kinetic_energy(
-                kinematics.twist(self.system, frames, v_after)
+            dissipated += form.kinetic_energy(frames, evaluation.motion) - form.kinetic_energy(
+                frames, kinematics.twist(self.system, frames, v_after)
             )
             for k in np.flatnonzero(response.impulse > 0.0):
                 self.impacts.append(

@@ -136,7 +136,8 @@ def impact(model: Model | System, collisions: Sequence[Collision], state: State 
         body_angular_velocity_change=motion_after.w_WB_W[:-1] - evaluation.motion.w_WB_W[:-1],
         joint_impulse=force,
         joint_angular_impulse=torque,
-        kinetic_energy_loss=form.kinetic_energy(evaluation.motion) - form.kinetic_energy(motion_after),
+        kinetic_energy_loss=form.kinetic_energy(evaluation.frames, evaluation.motion)
+        - form.kinetic_energy(evaluation.frames, motion_after),
     )
 
 
@@ -162,7 +163,7 @@ def impulse_response(
     n = system.n_velocities
     G_c = to_dense(contact_jacobian)
     k = G_c.shape[0]
-    saddle = Factorization(saddle_point_matrix(form.mass_matrix, evaluation.G))
+    saddle = Factorization(saddle_point_matrix(evaluation.mass_matrix, evaluation.G))
     unit_response = saddle.solve(np.vstack([G_c.T, np.zeros((len(evaluation.phi), k))]))
     W = G_c @ unit_response[:n]
     rate = G_c @ v

@@ -150,7 +150,7 @@ def _linear_model(system: System, state: State, inputs: tuple[str, ...], outputs
     n = system.n_velocities
     q, v, t, lam, x = state.q, state.v, state.t, state.lam, state.x
     length_scale = max(1.0, float(np.max(np.abs(system.marker_position), initial=0.0)))
-    position_steps = RELATIVE_STEP * rigid.coordinate_scale(system.n_bodies, length_scale)
+    position_steps = RELATIVE_STEP * kinematics.coordinate_scale(system, length_scale)
     velocity_steps = RELATIVE_STEP * np.maximum(1.0, np.abs(v))
     state_steps = RELATIVE_STEP * np.maximum(1.0, np.abs(x))
 
@@ -170,9 +170,9 @@ def _linear_model(system: System, state: State, inputs: tuple[str, ...], outputs
     frames = kinematics.pose(system, q, t)
     G = to_dense(form.constraint_residual(q, t)[1])
     N = la.null_space(G) if G.size else np.eye(n)
-    M = to_dense(form.mass_matrix)
+    M = to_dense(form.evaluate(q, v, t, x, lam).mass_matrix)
     W = np.zeros((n, n))
-    for b, w_B in enumerate(rigid.velocity_blocks(v)[:, rigid.ROTATION]):
+    for b, w_B in enumerate(rigid.velocity_blocks(kinematics.frame_velocities(system, v))[:, rigid.ROTATION]):
         rotation = rigid.body_columns(b, rigid.ROTATION)
         W[rotation, rotation] = skew(w_B)
 
@@ -217,7 +217,7 @@ def _linear_model(system: System, state: State, inputs: tuple[str, ...], outputs
     C = np.hstack([output_jacobian @ N, np.zeros((len(output_names), f + x.size))])
     D = output_jacobian @ (N @ S + motion_input)
     R_WB = frames.R_WB[:-1]
-    basis = rigid.velocity_blocks(N).copy()
+    basis = rigid.velocity_blocks(kinematics.frame_velocities(system, N)).copy()
     basis[:, rigid.ROTATION] = np.einsum("bij,bjf->bif", R_WB, basis[:, rigid.ROTATION])
     return LinearModel(
         model_name=system.name,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.forces import contact_names, contact_quantities
@@ -26,6 +27,7 @@ def results_layout(system: System, analysis: str) -> ResultsLayout:
         aliases=system.aliases,
         state_sizes=tuple((b.owner, b.nx) for b in system.layout.blocks if b.nx) if system.layout else (),
         contact_names=contact_names(system),
+        modal_sizes=tuple((b.owner, b.nv) for b in system.layout.blocks if b.kind == "modal") if system.layout else (),
     )
 
 
@@ -42,10 +44,10 @@ def output_frame(
     system = formulation.system
     frames, motion = state.frames, state.motion
     R_WB = frames.R_WB[:-1]
-    a = rigid.velocity_blocks(acceleration)
+    a = rigid.velocity_blocks(kinematics.frame_velocities(system, acceleration))
     force, torque = reactions(system, frames, lam, state.jacobian)
     j_marker = system.constraint_markers[:, 1]
-    kinetic = formulation.kinetic_energy(motion)
+    kinetic = formulation.kinetic_energy(frames, motion)
     potential = formulation.potential_energy(frames, state.loads)
     return (
         {
@@ -70,6 +72,7 @@ def output_frame(
             "work/input": np.asarray(input_work),
         }
         | ({"state/x": state.x} if system.n_states else {})
+        | ({"modal/coordinates": frames.q_modal, "modal/velocities": motion.v_modal} if system.modal else {})
         | _contact_frame(system, state, lam)
     )
 

@@ -163,7 +163,7 @@ def equilibrium(
     force_scale = max(1.0, float(np.max(np.abs(start.generalized_force), initial=0.0)))
     rate_scale = max(1.0, float(np.max(np.abs(start.state_rate), initial=0.0)))
     residual_scale = np.r_[np.full(n, force_scale), np.full(len(lam), length_scale), np.full(x.size, rate_scale)]
-    weights = np.r_[1.0 / rigid.coordinate_scale(system.n_bodies, length_scale), 1.0 / np.maximum(1.0, np.abs(x))]
+    weights = np.r_[1.0 / kinematics.coordinate_scale(system, length_scale), 1.0 / np.maximum(1.0, np.abs(x))]
     tangent = None
     for iteration in range(max_iterations + 1):
         residual = _static_residual(form, q, x, lam, t)
@@ -296,7 +296,7 @@ def _damped_step(
     smaller than the step (both measured in positions and states, with ``weights``)."""
     n, m = system.n_velocities, len(lam)
     dq, dlam, dx = step[:n], step[n : n + m], step[n + m :]
-    rotation = np.abs(rigid.velocity_blocks(dq)[:, rigid.ROTATION])
+    rotation = np.abs(rigid.velocity_blocks(kinematics.frame_velocities(system, dq))[:, rigid.ROTATION])
     damping = min(1.0, MAX_ROTATION_STEP / max(float(np.max(rotation, initial=0.0)), 1e-300))
     moved = np.concatenate([dq, dx])
     size = float(np.linalg.norm(weights * moved))
@@ -350,9 +350,15 @@ def _coordinate_names(system: System) -> list[str]:
     names = [
         f"body '{body}' {coordinate}" for body in system.body_names for coordinate in rigid.VELOCITY_COORDINATE_NAMES
     ]
+    names += [f"body '{body}' mode {k + 1}" for body, count in _modal_owners(system) for k in range(count)]
     names += [f"the multiplier of '{system.constraint_names[e]}'" for e in system.rows.element]
     names += [f"state {k} of '{name}'" for name, size in _state_owners(system) for k in range(size)]
     return names
+
+
+def _modal_owners(system: System) -> list[tuple[str, int]]:
+    """(flexible body, number of modes) per flexible body, in ``v`` order."""
+    return [(b.owner, b.nv) for b in system.layout.blocks if b.kind == "modal"] if system.layout else []
 
 
 def _state_owners(system: System) -> list[tuple[str, int]]:
@@ -378,6 +384,7 @@ def _largest_residuals(system: System, residual: _StaticResidual, count: int = 3
         for body in system.body_names
         for c in range(len(rigid.VELOCITY_COORDINATE_NAMES))
     ]
+    directions += [f"body '{body}' modal force {k + 1}" for body, count in _modal_owners(system) for k in range(count)]
     labelled = [(abs(r), f"{directions[k]} off by {abs(r):.3g}") for k, r in enumerate(residual.imbalance)]
     labelled += [
         (abs(r), f"'{system.constraint_names[system.rows.element[k]]}' {system.rows.label[k]} violated by {abs(r):.3g}")

@@ -12,6 +12,7 @@ constraints (``constraints``) -> accelerations (``accelerations``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,7 +21,7 @@ import scipy.sparse as sp
 
 from multibody.formulation import constraints, forces
 from multibody.formulation import frames as kinematics
-from multibody.formulation.bodies import rigid
+from multibody.formulation.bodies import modal, rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
 from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation.frames import Pose, Twist
@@ -42,14 +43,14 @@ class Evaluation:
     motion: Twist
     loads: forces.ElementLoads
     generalized_force: FloatArray
-    """Q (6 nb,)"""
+    """Q (nv,)"""
     phi: FloatArray
     G: Matrix
     nu: FloatArray
     q: FloatArray
-    """(7 nb,) the positions evaluated at"""
+    """(nq,) the positions evaluated at"""
     v: FloatArray
-    """(6 nb,) the velocities evaluated at"""
+    """(nv,) the velocities evaluated at"""
     x: FloatArray
     """(nx,) the first-order states the loads were evaluated with"""
     lam: FloatArray | None
@@ -57,8 +58,11 @@ class Evaluation:
     jacobian: constraints.ConstraintJacobian
     """``G`` as world coefficients of the rows' bodies (for reactions)"""
     element_wrench: FloatArray
-    """(nb, 6) the part of ``Q`` from force elements (``generalized_force`` adds gravity and the
-    gyroscopic moments)"""
+    """(nb, 6) the part of ``Q`` on the bodies' frames from force elements (``generalized_force`` adds
+    gravity and the gyroscopic moments)"""
+    mass_matrix: Matrix
+    """(nv, nv) ``M`` at ``q``: the constant ``CartesianFormulation.mass_matrix`` of the rigid bodies,
+    plus the flexible bodies' blocks ``M(q)`` when there are any"""
 
     @property
     def state_rate(self) -> FloatArray:
@@ -90,14 +94,14 @@ class CartesianFormulation:
         n_unknowns = system.n_velocities + len(self.rows)
         self.sparse = n_unknowns > SPARSE_THRESHOLD
         self.assembler = constraints.JacobianAssembler(system, self.rows, self.sparse)
-        blocks = rigid.mass_blocks(system.mass, system.inertia)
+        blocks = list(rigid.mass_blocks(system.mass, system.inertia))
+        blocks += (
+            [sp.csr_matrix((n_modal, n_modal))] if (n_modal := system.n_velocities - system.n_frame_velocities) else []
+        )
         mass_matrix = sp.block_diag(blocks, format="csr") if len(blocks) else sp.csr_matrix((0, 0))
         self.mass_matrix: Matrix = mass_matrix if self.sparse else mass_matrix.toarray()
-        bodies = [block for block in system.layout.blocks if block.nv]
-        self._body_offsets = np.array([block.v_offset for block in bodies], dtype=np.int64)
-        """per body, where its velocity coordinates start in ``v``"""
-        self._body_widths = np.array([block.nv for block in bodies], dtype=np.int64)
-        """per body, its number of velocity coordinates"""
+        self._body_columns = kinematics.body_velocity_columns(system)
+        """per body, its velocity coordinates in ``v`` (a flexible body's frame and modal ones)"""
         self._colors = _distance_two_coloring(system.adjacency)
         self.reads_multipliers = system.reads_multipliers
         """Whether any load depends on the multipliers of the constraint rows."""
@@ -145,11 +149,10 @@ class CartesianFormulation:
             values,
             wrench,
         ) = evaluate_rigid(
-            q,
-            v,
+            kinematics.frame_positions(s, q),
+            kinematics.frame_velocities(s, v),
             s.marker_body,
-            s.marker_position,
-            s.marker_orientation,
+            *kinematics.marker_geometry(s, q),
             rows.kernel_arrays,
             f,
             f_dot,
@@ -157,8 +160,11 @@ class CartesianFormulation:
             s.inertia,
             s.gravity,
         )
-        frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(s, q)[1], p_WM_W, p_BM_W, R_WM)
-        motion = Twist(v_WB_W, w_WB_W, kinematics.split_velocities(s, v)[1], v_WM_W, w_WM_W, bias_WM_W)
+        if s.modal is not None:
+            modal.add_marker_motion(s.modal, v, R_WB, w_WB_W, v_WM_W, w_WM_W, bias_WM_W)
+        tail_q, tail_v = q[s.n_frame_positions :], v[s.n_frame_velocities :]
+        frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(s, q)[1], p_WM_W, p_BM_W, R_WM, tail_q)
+        motion = Twist(v_WB_W, w_WB_W, kinematics.split_velocities(s, v)[1], v_WM_W, w_WM_W, bias_WM_W, tail_v)
         x = s.x0 if x is None else x
         if self.has_loads:
             loads = forces.element_loads(s, frames, motion, x, lam)
@@ -166,11 +172,21 @@ class CartesianFormulation:
             wrench += element_wrench
         else:
             loads, element_wrench = forces.NO_LOADS, self._no_wrench
-        G = self.assembler.from_values(values)
+        G = self.assembler.with_modal_columns(self.assembler.from_values(values), frames, coefficients)
         jacobian = constraints.ConstraintJacobian(
             coefficients[:, 0], coefficients[:, 1], coefficients[:, 2], coefficients[:, 3]
         )
-        return Evaluation(frames, motion, loads, wrench.reshape(-1), phi, G, nu, q, v, x, lam, jacobian, element_wrench)
+        generalized_force, mass_matrix = wrench.reshape(-1), self.mass_matrix
+        if s.modal is not None:
+            generalized_force = np.concatenate([generalized_force, np.zeros(tail_v.size)])
+            damping_power = modal.generalized_forces(s.modal, q, v, R_WB, s.gravity, generalized_force)
+            if self.has_loads:
+                forces.add_modal_element_forces(s, frames, loads, generalized_force)
+            loads = dataclasses.replace(loads, dissipated_power=loads.dissipated_power + damping_power)
+            mass_matrix = modal.add_mass_matrix(s.modal, q, R_WB, self.mass_matrix)
+        return Evaluation(
+            frames, motion, loads, generalized_force, phi, G, nu, q, v, x, lam, jacobian, element_wrench, mass_matrix
+        )
 
     def step_limit(self, q: FloatArray, v: FloatArray, t: float, x: FloatArray) -> float:
         """The longest time step [s] the force elements allow from ``(q, v, t, x)``, so that no
@@ -179,13 +195,6 @@ class CartesianFormulation:
             return np.inf
         frames = kinematics.pose(self.system, q, t)
         return forces.step_limit(self.system, frames, kinematics.twist(self.system, frames, v), x)
-
-    def generalized_force(self, frames: Pose, motion: Twist, loads: forces.ElementLoads) -> FloatArray:
-        """``Q`` (6 nb,): gravity, gyroscopic moments and force elements."""
-        s = self.system
-        wrench = forces.generalized_element_forces(s, frames, loads)[:-1]
-        rigid.inertial_forces(s.mass, s.inertia, s.gravity, motion.w_WB_B, wrench)
-        return wrench.reshape(-1)
 
     def constraint_residual(self, q: FloatArray, t: float) -> tuple[FloatArray, Matrix, FloatArray]:
         """``(Phi, G, nu)`` at positions ``q`` and time ``t``."""
@@ -206,7 +215,7 @@ class CartesianFormulation:
     def solve_accelerations(self, state: Evaluation) -> tuple[Evaluation, FloatArray, FloatArray]:
         """``(evaluation, dv/dt (6 nb,), lambda (m,))`` from ``[M G^T; G 0] [a; lambda] = [Q; gamma]``
         at ``state``, the evaluation being at the multipliers found (``settle_multipliers``)."""
-        factorization = Factorization(saddle_point_matrix(self.mass_matrix, state.G))
+        factorization = Factorization(saddle_point_matrix(state.mass_matrix, state.G))
         gamma = self.gamma(state)
         n = self.system.n_velocities
 
@@ -231,16 +240,28 @@ class CartesianFormulation:
                 break
         return state, acceleration, lam
 
-    def kinetic_energy(self, motion: Twist) -> float:
-        """``1/2 m v.v + 1/2 w_B . J w_B`` summed over bodies [J]."""
+    def kinetic_energy(self, frames: Pose, motion: Twist) -> float:
+        """``1/2 m v.v + 1/2 w_B . J w_B`` summed over rigid bodies, plus the flexible bodies'
+        ``1/2 u^T M(q) u`` [J]."""
         s = self.system
         translational = 0.5 * np.sum(s.mass * np.sum(motion.v_WB_W[:-1] ** 2, axis=1))
         rotational = 0.5 * np.einsum("bi,bij,bj->", motion.w_WB_B, s.inertia, motion.w_WB_B)
-        return float(translational + rotational)
+        elastic = (
+            0.0
+            if s.modal is None
+            else modal.kinetic_energy(
+                s.modal, frames.q_modal, motion.v_WB_W, motion.w_WB_B, motion.v_modal, frames.R_WB
+            )
+        )
+        return float(translational + rotational + elastic)
 
     def potential_energy(self, frames: Pose, loads: forces.ElementLoads) -> float:
-        """Gravity (``-m g . p``) plus stored element energy [J]."""
-        gravity = -float(np.sum(self.system.mass * (frames.p_WB_W[:-1] @ self.system.gravity)))
+        """Gravity (``-m g . p``) plus stored element energy, plus the flexible bodies' gravity and
+        strain energy [J]."""
+        s = self.system
+        gravity = -float(np.sum(s.mass * (frames.p_WB_W[:-1] @ s.gravity)))
+        if s.modal is not None:
+            gravity += modal.potential_energy(s.modal, frames.q_modal, frames.p_WB_W, frames.R_WB, s.gravity)
         return gravity + loads.potential_energy
 
     @staticmethod
@@ -271,13 +292,13 @@ class CartesianFormulation:
             return state.generalized_force - state.G.T @ lam
 
         base = residual(q, v)
-        size = rigid.position_scale(q)
-        offsets, widths = self._body_offsets, self._body_widths
+        size = kinematics.position_scale(s, q)
+        columns = self._body_columns
         rows, cols, stiffness, damping = [], [], [], []
         for color in self._colors:
-            for k in range(int(widths[color].max())):
-                members = [b for b in color if widths[b] > k]
-                index = offsets[members] + k
+            for k in range(max(columns[b].size for b in color)):
+                members = [b for b in color if columns[b].size > k]
+                index = np.array([columns[b][k] for b in members])
                 step = np.zeros(n)
                 step[index] = position_step = 1e-7 * (1.0 + size[index])
                 dK = residual(kinematics.displace(s, q, step), v) - base
@@ -285,7 +306,7 @@ class CartesianFormulation:
                 dv[index] = velocity_step = 1e-7 * (1.0 + np.abs(v[index]))
                 dC = residual(q, v + dv) - base
                 for b, column, hx, hv in zip(members, index, position_step, velocity_step):
-                    affected = np.concatenate([offsets[a] + np.arange(widths[a]) for a in s.adjacency[b]])
+                    affected = np.concatenate([columns[a] for a in s.adjacency[b]])
                     rows.append(affected)
                     cols.append(np.full(affected.size, column))
                     stiffness.append(dK[affected] / hx)
@@ -339,9 +360,9 @@ class CartesianFormulation:
                 markers for markers, states in zip(s.force_attachments, s.force_states) if states.stop > states.start
             ]
             bodies = {int(b) for markers in stateful for b in s.marker_body[markers] if b >= 0}
-            size = rigid.position_scale(q)
+            size = kinematics.position_scale(s, q)
             for b in sorted(bodies):
-                for index in range(self._body_offsets[b], self._body_offsets[b] + self._body_widths[b]):
+                for index in self._body_columns[b]:
                     unit = np.eye(nv)[index]
                     step = 1e-7 * (1.0 + size[index])
                     _, coupling.F_q[:, index] = column(step, q=kinematics.displace(s, q, step * unit))

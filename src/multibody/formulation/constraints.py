@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from multibody.formulation.bodies import rigid
+from multibody.formulation.bodies import modal, rigid
 from multibody.formulation.frames import Pose, Twist
 from multibody.spatial.rotations import FloatArray
 from multibody.system.system import CONSTRAINT_KINDS, ConstraintRows, System
@@ -342,6 +342,7 @@ class JacobianAssembler:
         self.row_index = row_index[self.keep]
         self.column = column[self.keep]
         self.body_i, self.body_j = body_i, body_j
+        self.modal, self.i_marker, self.j_marker = system.modal, rows.i_marker, rows.j_marker
         # Fixed CSR pattern: each kept value goes to one slot of ``data`` (duplicates summed).
         pattern = sp.csr_matrix(
             (np.arange(1, self.keep.size + 1, dtype=float), (self.row_index, self.column)), shape=self.shape
@@ -363,9 +364,26 @@ class JacobianAssembler:
         each sits (``multibody.formulation.dae_kernel``)"""
 
     def assemble(self, frames: Pose, jacobian: ConstraintJacobian) -> np.ndarray | sp.csr_matrix:
-        """``G`` in velocity space (angular part in body components)."""
+        """``G`` in velocity space (angular part in body components), modal columns included."""
         coefficients = np.stack([jacobian.g_vi, jacobian.g_wi, jacobian.g_vj, jacobian.g_wj], axis=1)
-        return self.from_values(rigid.jacobian_values(coefficients, frames.R_WB, self.body_i, self.body_j))
+        G = self.from_values(rigid.jacobian_values(coefficients, frames.R_WB, self.body_i, self.body_j))
+        return self.with_modal_columns(G, frames, coefficients)
+
+    def with_modal_columns(
+        self, G: np.ndarray | sp.csr_matrix, frames: Pose, coefficients: FloatArray
+    ) -> np.ndarray | sp.csr_matrix:
+        """``G`` (from ``from_values``) with the columns of the flexible bodies' modal coordinates
+        (``bodies.modal.jacobian_entries``) from the world body coefficients (m, 4, 3); ``G`` itself
+        when the model has no flexible body."""
+        if self.modal is None:
+            return G
+        row, column, value = modal.jacobian_entries(
+            self.modal, self.i_marker, self.j_marker, coefficients, frames.p_BM_W, frames.R_WB
+        )
+        if self.sparse:
+            return (G + sp.csr_matrix((value, (row, column)), shape=self.shape)).tocsr()
+        np.add.at(G, (row, column), value)
+        return G
 
     def from_values(self, values: FloatArray) -> np.ndarray | sp.csr_matrix:
         """``G`` from the (m, 2 x 6) entries of ``rigid.jacobian_values`` (both bodies' velocity blocks)."""

@@ -35,7 +35,7 @@ import numpy as np
 
 from multibody.formulation import constraints, dae_kernel
 from multibody.formulation import frames as kinematics
-from multibody.formulation.cartesian import CartesianFormulation
+from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.iteration_matrix import coupled_iteration_matrix
 from multibody.solve.integrators.base import Correction, FloatArray
 from multibody.solve.linear import (
@@ -137,7 +137,7 @@ class MechanicalDAE:
         state = form.evaluate(q, v, t, x, lam)
         try:
             iteration_matrix = Factorization(
-                coupled_iteration_matrix(form.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
+                coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
             )
             gram = Factorization(state.G @ state.G.T) if self.form == "SI2" and self.m else None
         except SingularMatrixError as error:
@@ -159,10 +159,14 @@ class MechanicalDAE:
             factors = (*dense, *gram_factors)
         verdict = Verdict.CONTINUE
         while verdict is Verdict.CONTINUE:
-            if monitor.iterations > 0 and form.has_loads:
+            if monitor.iterations > 0 and (form.has_loads or system.modal is not None):
                 state = form.evaluate(q, v, t, x, lam)
             loads = (state.element_wrench, state.state_rate)
-            if dense is not None:
+            if system.modal is not None:
+                norm, nu = self._modal_iteration(
+                    state, q, v, x, lam, mu, base_parts, c, iteration_matrix, gram, weights
+                )
+            elif dense is not None:
                 norm, nu = dae_kernel.dense_iteration(
                     q, v, x, lam, mu, base_parts, c, stabilized, *arguments, *loads, pattern, factors, increment_weights
                 )
@@ -183,6 +187,44 @@ class MechanicalDAE:
             return Correction(predicted, z_guess, False, iteration, norm, self.diagnose(q, v, t))
         energy, work = np.array([base_energy, base_work]) + c * form.quadrature_rates(state.loads, nu, lam)
         return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
+
+    def _modal_iteration(
+        self,
+        state: Evaluation,
+        q: FloatArray,
+        v: FloatArray,
+        x: FloatArray,
+        lam: FloatArray,
+        mu: FloatArray,
+        base: tuple[FloatArray, FloatArray, FloatArray],
+        c: float,
+        iteration_matrix: Factorization,
+        gram: Factorization | None,
+        weights: FloatArray,
+    ) -> tuple[float, FloatArray]:
+        """One Newton iteration in NumPy on the evaluation ``state`` at the iterate, for models with
+        flexible bodies (whose kind is not compiled into ``dae_kernel``): the same equations as
+        ``dae_kernel.dense_iteration`` with the state-dependent ``M(q)``. Updates ``q, v, x, lam, mu``
+        in place; returns ``(weighted rms of the increment, nu)``."""
+        base_q, base_v, base_x = base
+        nv, nx = self.nv, self.nx
+        G = state.G
+        velocity_residual = state.mass_matrix @ (v - base_v) / c - state.generalized_force + G.T @ lam
+        state_residual = x - base_x - c * state.state_rate
+        constraint_rhs = state.nu - G @ v if self.form == "SI2" else -state.phi / c
+        solution = iteration_matrix.solve(np.concatenate([-c * velocity_residual, -state_residual, constraint_rhs]))
+        dv, dx = solution[:nv], solution[nv : nv + nx]
+        v += dv
+        x += dx
+        lam += solution[nv + nx :] / c
+        velocity = v
+        if gram is not None:
+            mu += gram.solve(state.phi / c + G @ dv)
+            velocity = v - G.T @ mu
+        q_new = base_q + c * kinematics.position_rate(self.formulation.system, q, velocity)
+        increment = np.concatenate([q_new - q, dv, dx]) * weights[: q.size + nv + nx]
+        q[:] = q_new
+        return float(np.sqrt(np.mean(increment**2))) if increment.size else 0.0, state.nu
 
     def diagnose(self, q: FloatArray, v: FloatArray, t: float) -> str:
         """Say why Newton failed at ``(q, v, t)``: a force element with a non-finite load, nearly

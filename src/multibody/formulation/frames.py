@@ -3,20 +3,25 @@
 Coordinates per body: ``q_b = (p_WBo_W (3), e_WB (4))`` and ``v_b = (v_WBo_W (3), w_WB_B (3))``:
 CM position and velocity in world, Euler parameters, angular velocity in body components.
 Per-body arrays have ``nb + 1`` rows; the last (index -1) is the ground at rest at the origin.
-The per-step work runs in the compiled kernels of the rigid body kind
-(``multibody.formulation.bodies.rigid``); this module gives them named results.
+The frame blocks of every body come first in ``q`` and ``v``, then the modal coordinates of the
+flexible bodies (``multibody.formulation.bodies.modal``, which deforms their markers). The per-step
+work runs in the compiled kernels of the rigid body kind (``multibody.formulation.bodies.rigid``);
+this module gives them named results.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from multibody.formulation.bodies import rigid
+from multibody.formulation.bodies import modal, rigid
 from multibody.spatial import rotations
 from multibody.spatial.rotations import FloatArray
-from multibody.system.system import System
+from multibody.system.system import IntArray, System
+
+_NONE = np.zeros(0)
+_NONE.flags.writeable = False
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,8 @@ class Pose:
     """(nm, 3) marker origin from its body's CM [m]"""
     R_WM: FloatArray
     """(nm, 3, 3)"""
+    q_modal: FloatArray = field(default_factory=lambda: _NONE)
+    """(n_modal,) the modal coordinates of the flexible bodies [sqrt(kg) m]"""
 
 
 @dataclass(frozen=True)
@@ -54,63 +61,124 @@ class Twist:
     """(nm, 3) marker angular velocities [rad/s]"""
     bias_WM_W: FloatArray
     """(nm, 3) the velocity-dependent part ``J' v`` of the marker origin accelerations [m/s^2]"""
+    v_modal: FloatArray = field(default_factory=lambda: _NONE)
+    """(n_modal,) the modal velocities of the flexible bodies [sqrt(kg) m/s]"""
+
+
+def frame_positions(system: System, q: FloatArray) -> FloatArray:
+    """The frame blocks of ``q`` (every body's position and Euler parameters), without the modal tail."""
+    return q[: rigid.POSITION_WIDTH * system.n_bodies]
+
+
+def frame_velocities(system: System, v: FloatArray) -> FloatArray:
+    """The frame blocks of a velocity-space vector ``v``, without the modal tail."""
+    return v[: rigid.VELOCITY_WIDTH * system.n_bodies]
 
 
 def split_positions(system: System, q: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Views ``(p_WB_W (nb,3), e_WB (nb,4))`` of the position vector ``q`` (n_positions,)."""
-    blocks = rigid.position_blocks(q)
+    blocks = rigid.position_blocks(frame_positions(system, q))
     return blocks[:, :3], blocks[:, 3:]
 
 
 def split_velocities(system: System, v: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Views ``(v_WB_W (nb,3), w_WB_B (nb,3))`` of the velocity vector ``v`` (n_velocities,)."""
-    blocks = rigid.velocity_blocks(v)
+    blocks = rigid.velocity_blocks(frame_velocities(system, v))
     return blocks[:, rigid.TRANSLATION], blocks[:, rigid.ROTATION]
 
 
+def marker_geometry(system: System, q: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(marker_position (nm, 3), marker_orientation (nm, 3, 3))`` at ``q``: the System's, with the
+    markers on flexible bodies deformed (``bodies.modal.marker_geometry``)."""
+    if system.modal is None:
+        return system.marker_position, system.marker_orientation
+    return modal.marker_geometry(system.modal, q, system.marker_position, system.marker_orientation)
+
+
 def pose(system: System, q: FloatArray, t: float) -> Pose:
-    """Body and marker frames at positions ``q`` (7 nb,) and time ``t`` [s]. Rotations come from
+    """Body and marker frames at positions ``q`` (n_positions,) and time ``t`` [s]. Rotations come from
     normalized parameters: the norm of e is not a degree of freedom (q' = N v keeps it only to the
     integrator's accuracy), so nothing may depend on it."""
+    q = np.ascontiguousarray(q, dtype=float)
     p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM = rigid.marker_frames(
-        np.ascontiguousarray(q, dtype=float), system.marker_body, system.marker_position, system.marker_orientation
+        frame_positions(system, q), system.marker_body, *marker_geometry(system, q)
     )
-    return Pose(
-        t=t, p_WB_W=p_WB_W, R_WB=R_WB, e_WB=split_positions(system, q)[1], p_WM_W=p_WM_W, p_BM_W=p_BM_W, R_WM=R_WM
-    )
+    return Pose(t, p_WB_W, R_WB, split_positions(system, q)[1], p_WM_W, p_BM_W, R_WM, q[system.n_frame_positions :])
 
 
 def twist(system: System, frames: Pose, v: FloatArray) -> Twist:
-    """Body and marker velocities for velocities ``v`` (6 nb,) at ``frames``."""
+    """Body and marker velocities for velocities ``v`` (n_velocities,) at ``frames``."""
     v = np.ascontiguousarray(v, dtype=float)
-    v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W = rigid.marker_twists(v, frames.R_WB, system.marker_body, frames.p_BM_W)
-    return Twist(v_WB_W, w_WB_W, split_velocities(system, v)[1], v_WM_W, w_WM_W, bias_WM_W)
+    v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W = rigid.marker_twists(
+        frame_velocities(system, v), frames.R_WB, system.marker_body, frames.p_BM_W
+    )
+    if system.modal is not None:
+        modal.add_marker_motion(system.modal, v, frames.R_WB, w_WB_W, v_WM_W, w_WM_W, bias_WM_W)
+    return Twist(
+        v_WB_W, w_WB_W, split_velocities(system, v)[1], v_WM_W, w_WM_W, bias_WM_W, v[system.n_frame_velocities :]
+    )
 
 
 def position_rate(system: System, q: FloatArray, v: FloatArray) -> FloatArray:
-    """``dq/dt = N(q) v`` (7 nb,): CM velocity and Euler-parameter rates."""
-    return rigid.position_rate(np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float))
+    """``dq/dt = N(q) v`` (n_positions,): CM velocity and Euler-parameter rates; modal rates = modal velocities."""
+    frames = rigid.position_rate(
+        np.ascontiguousarray(frame_positions(system, q), dtype=float),
+        np.ascontiguousarray(frame_velocities(system, v), dtype=float),
+    )
+    return np.concatenate([frames, v[system.n_frame_velocities :]])
 
 
 def displace(system: System, q: FloatArray, dx: FloatArray) -> FloatArray:
-    """Positions moved by a velocity-space increment ``dx`` (6 nb,): CM by ``dx[:3]`` [m], rotation
-    by the body-axes rotation vector ``dx[3:]`` [rad], exactly on the rotation group."""
+    """Positions moved by a velocity-space increment ``dx`` (n_velocities,): CM by ``dx[:3]`` [m], rotation
+    by the body-axes rotation vector ``dx[3:]`` [rad], exactly on the rotation group; modal
+    coordinates by theirs."""
     p, e = split_positions(system, q)
     dp, theta_B = split_velocities(system, dx)
-    return np.hstack([p + dp, rotations.rotate_by_body_vector(e, theta_B)]).reshape(-1)
+    moved = np.hstack([p + dp, rotations.rotate_by_body_vector(e, theta_B)]).reshape(-1)
+    return np.concatenate([moved, q[system.n_frame_positions :] + dx[system.n_frame_velocities :]])
 
 
 def position_difference(system: System, q: FloatArray, q_ref: FloatArray) -> FloatArray:
-    """Velocity-space difference ``q - q_ref`` (6 nb,): CM offsets and body-axes rotation vectors
-    of ``R_ref^T R``, so that ``displace(q_ref, position_difference(q, q_ref)) == q``."""
+    """Velocity-space difference ``q - q_ref`` (n_velocities,): CM offsets and body-axes rotation vectors
+    of ``R_ref^T R`` (and modal differences), so that ``displace(q_ref, position_difference(q, q_ref)) == q``."""
     p, e = split_positions(system, q)
     p_ref, e_ref = split_positions(system, q_ref)
     R = rotations.rotation_from_euler_parameters(e)
     R_ref = rotations.rotation_from_euler_parameters(e_ref)
     theta = rotations.rotation_vector(np.swapaxes(R_ref, -1, -2) @ R)
-    return np.hstack([p - p_ref, theta]).reshape(-1)
+    tail = system.n_frame_positions
+    return np.concatenate([np.hstack([p - p_ref, theta]).reshape(-1), q[tail:] - q_ref[tail:]])
 
 
 def normalize_positions(system: System, q: FloatArray) -> FloatArray:
     """``q`` with every body's Euler parameters projected back to unit norm."""
-    return rigid.normalized_positions(np.ascontiguousarray(q, dtype=float))
+    q = np.ascontiguousarray(q, dtype=float)
+    tail = system.n_frame_positions
+    return np.concatenate([rigid.normalized_positions(q[:tail]), q[tail:]])
+
+
+def body_velocity_columns(system: System) -> tuple[IntArray, ...]:
+    """Per body, its velocity coordinates in ``v``: its frame's, then (flexible bodies) its modal ones."""
+    columns = [np.arange(rigid.body_columns(b).start, rigid.body_columns(b).stop) for b in range(system.n_bodies)]
+    if system.modal is not None:
+        for k, b in enumerate(system.modal.frame):
+            columns[b] = system.modal.velocity_columns(k)
+    return tuple(columns)
+
+
+def position_scale(system: System, q: FloatArray) -> FloatArray:
+    """(n_velocities,) size of each velocity-space position coordinate at ``q``: ``|p|`` [m] of the
+    CM coordinates, 1 rad for rotations, ``|q_f|`` of modal coordinates."""
+    return np.concatenate([rigid.position_scale(frame_positions(system, q)), np.abs(q[system.n_frame_positions :])])
+
+
+def coordinate_scale(system: System, length: float) -> FloatArray:
+    """(n_velocities,) a typical size of each velocity-space coordinate: ``length`` [m] on translations,
+    1 rad on rotations, ``sqrt(m) length`` [sqrt(kg) m] on a flexible body's modal coordinates (a
+    deflection of ``length`` over the body)."""
+    scale = [rigid.coordinate_scale(system.n_bodies, length)]
+    if system.modal is not None:
+        scale += [
+            np.full(int(n), np.sqrt(inv.mass) * length) for n, inv in zip(system.modal.count, system.modal.invariants)
+        ]
+    return np.concatenate(scale)

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from multibody.formulation import frames as kinematics
-from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.formulation.dae import MechanicalDAE
 from multibody.formulation.iteration_matrix import coupled_iteration_matrix
@@ -118,7 +117,7 @@ class Index3Mechanics:
         and (nx,) of state errors: ``1 / (atol + rtol |p|)`` on CM positions [m],
         ``1 / (atol + rtol)`` on rotations [rad] (a rotation vector has no size of its own; 1 rad
         is its scale), ``1 / (atol + rtol |v|)`` on velocities, ``1 / (atol + rtol |x|)`` on states."""
-        scale = rigid.position_scale(q)
+        scale = kinematics.position_scale(self.formulation.system, q)
         return 1.0 / (atol + rtol * scale), 1.0 / (atol + rtol * np.abs(v)), 1.0 / (atol + rtol * np.abs(x))
 
     def initial_algebraic(self, lam: FloatArray) -> FloatArray:
@@ -180,7 +179,7 @@ class Index3Mechanics:
             state = form.evaluate(q, v, t, x, lam)
             try:
                 iteration_matrix = Factorization(
-                    coupled_iteration_matrix(form.mass_matrix - c_v * C - c_q * K, state.G, coupling, c_q, c_v)
+                    coupled_iteration_matrix(state.mass_matrix - c_v * C - c_q * K, state.G, coupling, c_q, c_v)
                 )
             except SingularMatrixError as error:
                 return self._failure(t, q, v, x, a, r, lam, iterations, np.inf, f"singular iteration matrix ({error})")
@@ -189,7 +188,7 @@ class Index3Mechanics:
             while verdict is Verdict.CONTINUE:
                 if monitor.iterations > 0:
                     state = form.evaluate(q, v, t, x, lam)
-                residual = form.mass_matrix @ a - state.generalized_force + state.G.T @ lam
+                residual = state.mass_matrix @ a - state.generalized_force + state.G.T @ lam
                 solution = iteration_matrix.solve(np.concatenate([-residual, state.state_rate - r, -state.phi / c_q]))
                 da, dr, dlam = solution[:nv], solution[nv : nv + nx], solution[nv + nx :]
                 a += da

@@ -94,7 +94,46 @@ class Ground(Body):
         super().__init__(name)
 
 
-class RigidBody(Body):
+class MovingBody(Body):
+    """A body with its own coordinates: where its frame is and how fast it moves at the start."""
+
+    def set_initial_conditions(
+        self,
+        position: ArrayLike | None,
+        orientation: ArrayLike | None,
+        velocity: ArrayLike | None,
+        angular_velocity: ArrayLike | None,
+        exact: Iterable[str],
+    ) -> None:
+        """Frame origin position [m] and ``R_WB`` (3x3 or 4 Euler parameters), velocity [m/s] and
+        angular velocity [rad/s] in world components; each None is zero (identity) and free in
+        assembly; ``exact`` names those assembly must keep (``EXACT_CHOICES``)."""
+        owner = self.describe()
+        self.given = {
+            "position": position is not None,
+            "orientation": orientation is not None,
+            "velocity": velocity is not None,
+            "angular_velocity": angular_velocity is not None,
+        }
+        self.position = np.zeros(3) if position is None else position_vector(owner, position)
+        self.orientation = np.eye(3) if orientation is None else rotation_matrix(owner, orientation)
+        self.velocity = np.zeros(3) if velocity is None else finite_vector(owner, "velocity", velocity)
+        self.angular_velocity = (
+            np.zeros(3) if angular_velocity is None else finite_vector(owner, "angular_velocity", angular_velocity)
+        )
+        self.exact = tuple(exact)
+        unknown = [e for e in self.exact if e not in EXACT_CHOICES]
+        if unknown:
+            raise ModelError(f"{owner}: exact accepts {', '.join(EXACT_CHOICES)}; got {', '.join(map(repr, unknown))}")
+
+    def world_to_body(
+        self, p_W: NDArray[np.float64], R_WM: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        R_WB = self.orientation
+        return R_WB.T @ (p_W - self.position), R_WB.T @ R_WM
+
+
+class RigidBody(MovingBody):
     """A rigid body.
 
     Parameters
@@ -134,22 +173,7 @@ class RigidBody(Body):
         if self.mass <= 0.0:
             raise ModelError(f"{owner}: mass must be positive, got {mass!r} kg")
         self.inertia = inertia_matrix(owner, inertia)
-        self.given = {
-            "position": position is not None,
-            "orientation": orientation is not None,
-            "velocity": velocity is not None,
-            "angular_velocity": angular_velocity is not None,
-        }
-        self.position = np.zeros(3) if position is None else position_vector(owner, position)
-        self.orientation = np.eye(3) if orientation is None else rotation_matrix(owner, orientation)
-        self.velocity = np.zeros(3) if velocity is None else finite_vector(owner, "velocity", velocity)
-        self.angular_velocity = (
-            np.zeros(3) if angular_velocity is None else finite_vector(owner, "angular_velocity", angular_velocity)
-        )
-        self.exact = tuple(exact)
-        unknown = [e for e in self.exact if e not in EXACT_CHOICES]
-        if unknown:
-            raise ModelError(f"{owner}: exact accepts {', '.join(EXACT_CHOICES)}; got {', '.join(map(repr, unknown))}")
+        self.set_initial_conditions(position, orientation, velocity, angular_velocity, exact)
 
     @classmethod
     def from_shape(cls, name: str, shape: Shape, density: float, **initial_conditions: object) -> RigidBody:
@@ -164,12 +188,6 @@ class RigidBody(Body):
         body = cls(name, properties.mass, properties.inertia, **initial_conditions)  # type: ignore[arg-type]
         body.shapes.append(PlacedShape(shape, -properties.center, np.eye(3), body=body))
         return body
-
-    def world_to_body(
-        self, p_W: NDArray[np.float64], R_WM: NDArray[np.float64]
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        R_WB = self.orientation
-        return R_WB.T @ (p_W - self.position), R_WB.T @ R_WM
 
 
 def inertia_matrix(owner: str, inertia: ArrayLike) -> NDArray[np.float64]:

@@ -4,8 +4,8 @@ The body frame B sits at the mesh's origin with the mesh's axes; ``position`` an
 place it in the world. The elastic displacement of node k is u_k = Phi_k q for the m kept modes
 (mass-orthonormal, rigid-body motion removed). Everything the equations of motion need is computed
 here once: the modes, their frequencies, the inertia invariants (``multibody.fem.invariants``),
-modal damping, and optional geometric stiffening. The Cartesian body kind is not written yet:
-``Model.compile`` refuses a model holding a FlexibleBody with a ``ModelError``.
+modal damping, and optional geometric stiffening. The Cartesian formulation moves it through the
+modal body kind (``multibody.formulation.bodies.modal``); geometric stiffening is not yet applied there.
 
 What the body kind reads (all in body axes, SI; m kept modes, q in sqrt(kg) m):
 
@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from multibody.model.body import Body
+from multibody.model.body import MovingBody
 from multibody.model.element import ModelError
-from multibody.model.marker import Marker, marker_orientation, numbers, position_vector, rotation_matrix
+from multibody.model.marker import Marker, marker_orientation, numbers
 from multibody.model.material import Material
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class FlexibleMarker(Marker):
         self.rotation_modes = rotation_modes
 
 
-class FlexibleBody(Body):
+class FlexibleBody(MovingBody):
     """A modal flexible body; build it with ``from_mesh`` or ``from_matrices``.
 
     Attributes
@@ -102,6 +102,9 @@ class FlexibleBody(Body):
         reference_nodes: Sequence[int] | None = None,
         position: ArrayLike | None = None,
         orientation: ArrayLike | None = None,
+        velocity: ArrayLike | None = None,
+        angular_velocity: ArrayLike | None = None,
+        exact: Sequence[str] = (),
         damping_ratio: float | ArrayLike | None = None,
         rayleigh: tuple[float, float] | None = None,
         mesh: object = None,
@@ -132,8 +135,7 @@ class FlexibleBody(Body):
         )
         if self.method == "craig_bampton" and self.interface is None:
             raise ModelError(f"{owner}: method 'craig_bampton' needs interface=[node indices]; or use method='free'")
-        self.position = np.zeros(3) if position is None else position_vector(owner, position)
-        self.orientation = np.eye(3) if orientation is None else rotation_matrix(owner, orientation)
+        self.set_initial_conditions(position, orientation, velocity, angular_velocity, exact)
         boundary = self.interface if self.method == "craig_bampton" else None
         omega2, modes, self.reference_condition = reduce_model(
             M, K, points, self.dofs_per_node, int(n_modes), boundary, self.reference_nodes, owner
@@ -292,11 +294,15 @@ class FlexibleBody(Body):
         self.geometric_stiffness["axial"] = axial_stiffening(self.mesh, self.modes)
         return self.geometric_stiffness["axial"]
 
-    def world_to_body(
-        self, p_W: NDArray[np.float64], R_WM: NDArray[np.float64]
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        R_WB = self.orientation
-        return R_WB.T @ (p_W - self.position), R_WB.T @ R_WM
+    @property
+    def mass(self) -> float:
+        """Mass of the body [kg] (the FE mass matrix's rigid-translation quadratic form)."""
+        return self.invariants.mass
+
+    @property
+    def inertia(self) -> NDArray[np.float64]:
+        """Inertia (3, 3) [kg m^2] of the undeformed body about its frame origin, body axes."""
+        return self.invariants.inertia
 
 
 def _symmetric_matrix(owner: str, what: str, matrix: object, size: int) -> sp.csr_matrix:

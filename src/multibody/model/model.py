@@ -114,13 +114,6 @@ class Model:
         """Freeze the model into a ``System`` of flat arrays (see ``multibody.system``)."""
         from multibody.system.compile import compile_model
 
-        for body in self.bodies.values():
-            if isinstance(body, FlexibleBody):
-                raise ModelError(
-                    f"{body.describe()}: flexible bodies are not simulated yet (their modes, frequencies and inertia "
-                    "invariants are ready, the equations of motion are not); remove it from the model or model the "
-                    "part as a RigidBody"
-                )
         return compile_model(self)
 
     def __repr__(self) -> str:

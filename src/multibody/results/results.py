@@ -228,6 +228,9 @@ class ResultsLayout:
     contact_names: tuple[str, ...] = ()
     """names of the contact and joint friction elements (``Results.contact``); a layout without
     them stores no contact arrays"""
+    modal_sizes: tuple[tuple[str, int], ...] = ()
+    """(flexible body name, number of modes) per flexible body, in the order of the
+    ``"modal/coordinates"`` and ``"modal/velocities"`` arrays"""
 
     def __post_init__(self) -> None:
         for group in _GROUPS:
@@ -264,6 +267,9 @@ class ResultsLayout:
         n_states = sum(size for _, size in self.state_sizes)
         if n_states:
             shapes["state/x"] = (n_states,)
+        n_modal = sum(size for _, size in self.modal_sizes)
+        if n_modal:
+            shapes["modal/coordinates"] = shapes["modal/velocities"] = (n_modal,)
         return shapes
 
     def check_keys(self, keys: Collection[str], what: str) -> None:
@@ -381,13 +387,29 @@ class Results:
 
     def state(self, name: str) -> FloatArray:
         """First-order states (T, n) of element ``name`` (KeyError lists the elements with states)."""
+        return self._owned("state/x", self._layout.state_sizes, name, "has no first-order states; elements with states")
+
+    def modal_coordinates(self, name: str) -> FloatArray:
+        """Modal coordinates (T, m) [sqrt(kg) m] of flexible body ``name`` (KeyError lists the flexible
+        bodies); ``FlexibleBody.node_displacements`` turns them into displacements."""
+        return self._owned(
+            "modal/coordinates", self._layout.modal_sizes, name, "is not a flexible body; flexible bodies"
+        )
+
+    def modal_velocities(self, name: str) -> FloatArray:
+        """Modal velocities (T, m) [sqrt(kg) m/s] of flexible body ``name``."""
+        return self._owned(
+            "modal/velocities", self._layout.modal_sizes, name, "is not a flexible body; flexible bodies"
+        )
+
+    def _owned(self, key: str, sizes: tuple[tuple[str, int], ...], name: str, missing: str) -> FloatArray:
+        """The columns of array ``key`` that ``sizes`` (owner, count, in order) gives to ``name``."""
         offset = 0
-        for owner, size in self._layout.state_sizes:
+        for owner, size in sizes:
             if owner == name:
-                return self._arrays["state/x"][:, offset : offset + size]
+                return self._arrays[key][:, offset : offset + size]
             offset += size
-        owners = ", ".join(owner for owner, _ in self._layout.state_sizes) or "none"
-        raise KeyError(f"'{name}' has no first-order states; elements with states: {owners}")
+        raise KeyError(f"'{name}' {missing}: {', '.join(owner for owner, _ in sizes) or 'none'}")
 
     def __len__(self) -> int:
         """Number of output instants T."""

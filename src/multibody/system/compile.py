@@ -10,12 +10,14 @@ from threadpoolctl import threadpool_limits
 
 from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
+from multibody.formulation.bodies.modal import ModalBodies
 from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation.constraints import JacobianAssembler, position_level
 from multibody.formulation.forces.family import ForceGroup, GroupContext
 from multibody.formulation.forces.registry import family_of
 from multibody.model.body import RigidBody
 from multibody.model.element import ModelError
+from multibody.model.flexible import FlexibleBody, FlexibleMarker
 from multibody.model.functions import TimeFunction
 from multibody.model.joints.base import AXIS_INDEX, Joint
 from multibody.model.joints.coupler import Screw
@@ -53,27 +55,32 @@ def compile_model(model: Model) -> System:
     markers: list[Marker] = [*model.ground.markers.values()] + [m for b in bodies for m in b.markers.values()]
     marker_index = {id(m): k for k, m in enumerate(markers)}
 
-    q0 = (
-        np.concatenate(
-            [np.hstack([b.position, rotations.euler_parameters_from_rotation(b.orientation)]) for b in bodies]
-        )
-        if bodies
-        else np.zeros(0)
+    flexible = [b for b in bodies if isinstance(b, FlexibleBody)]
+    n_modes = sum(b.modes.shape[1] for b in flexible)
+    q0 = np.concatenate(
+        [np.hstack([b.position, rotations.euler_parameters_from_rotation(b.orientation)]) for b in bodies]
+        + [np.zeros(n_modes)]
     )
-    v0 = (
-        np.concatenate([np.hstack([b.velocity, b.orientation.T @ b.angular_velocity]) for b in bodies])
-        if bodies
-        else np.zeros(0)
+    v0 = np.concatenate(
+        [np.hstack([b.velocity, b.orientation.T @ b.angular_velocity]) for b in bodies] + [np.zeros(n_modes)]
     )
     position_freedom, velocity_freedom = _assembly_freedoms(bodies)
+    # The undeformed shape is a given initial condition of a flexible body's modal coordinates.
+    position_freedom, velocity_freedom = (
+        np.r_[position_freedom, np.ones(n_modes)],
+        np.r_[velocity_freedom, np.ones(n_modes)],
+    )
 
     constraints: list[Joint | Motion] = model.constraints()
     system = System(
         name=model.name,
         gravity=model.gravity.copy(),
         body_names=tuple(b.name for b in bodies),
-        mass=np.array([b.mass for b in bodies]),
-        inertia=np.array([b.inertia for b in bodies]).reshape(-1, 3, 3),
+        # A flexible body's frame is a rigid block without inertia of its own: the modal kind carries it.
+        mass=np.array([b.mass if isinstance(b, RigidBody) else 0.0 for b in bodies]),
+        inertia=np.array([b.inertia if isinstance(b, RigidBody) else np.zeros((3, 3)) for b in bodies]).reshape(
+            -1, 3, 3
+        ),
         marker_names=tuple(m.full_name for m in markers),
         marker_body=np.array([body_index[id(m.body)] for m in markers], dtype=np.int64),
         marker_position=np.array([m.position for m in markers]).reshape(-1, 3),
@@ -97,6 +104,7 @@ def compile_model(model: Model) -> System:
             dtype=np.int64,
         ).reshape(-1, 2),
         **_force_groups(model, marker_index, bodies),
+        modal=_modal_bodies(bodies, markers, len(bodies)),
         q0=q0,
         v0=v0,
         position_freedom=position_freedom,
@@ -218,9 +226,9 @@ def _force_groups(model: Model, marker_index: dict[int, int], bodies: list[Rigid
     forces = list(model.forces.values())
     constraint_index = {id(c): k for k, c in enumerate(model.constraints())}
     with_states = [(f.name, f.initial_states.size) for f in forces if f.initial_states.size]
-    layout = CoordinateLayout.build(
-        [("rigid_body", b.name, rigid.POSITION_WIDTH, rigid.VELOCITY_WIDTH) for b in bodies], with_states
-    )
+    frames = [("rigid_body", b.name, rigid.POSITION_WIDTH, rigid.VELOCITY_WIDTH) for b in bodies]
+    modes = [("modal", b.name, b.modes.shape[1], b.modes.shape[1]) for b in bodies if isinstance(b, FlexibleBody)]
+    layout = CoordinateLayout.build(frames + modes, with_states)
     state_slices = {name: layout.states_of(name) for name, _ in with_states}
     context = GroupContext(
         marker=lambda m: marker_index[id(m)],
@@ -250,6 +258,35 @@ def _force_groups(model: Model, marker_index: dict[int, int], bodies: list[Rigid
         "layout": layout,
         "x0": np.concatenate([f.initial_states for f in forces if f.initial_states.size] or [np.zeros(0)]),
     }
+
+
+def _modal_bodies(bodies: list, markers: list[Marker], n_bodies: int) -> ModalBodies | None:
+    """The modal bodies (``multibody.formulation.bodies.modal``), None when the model has none. Their
+    modal coordinates follow every body's frame block in ``q`` and ``v``, in model order."""
+    flexible = [(k, b) for k, b in enumerate(bodies) if isinstance(b, FlexibleBody)]
+    if not flexible:
+        return None
+    count = np.array([b.modes.shape[1] for _, b in flexible], dtype=np.int64)
+    start = np.r_[0, np.cumsum(count)[:-1]].astype(np.int64)
+    owner_of = {id(b): n for n, (_, b) in enumerate(flexible)}
+    on_modal = [(k, m) for k, m in enumerate(markers) if isinstance(m, FlexibleMarker)]
+    slot = np.full(len(markers), -1, dtype=np.int64)
+    slot[[k for k, _ in on_modal]] = np.arange(len(on_modal))
+    return ModalBodies(
+        names=tuple(b.name for _, b in flexible),
+        frame=np.array([k for k, _ in flexible], dtype=np.int64),
+        q_offset=rigid.POSITION_WIDTH * n_bodies + start,
+        v_offset=rigid.VELOCITY_WIDTH * n_bodies + start,
+        count=count,
+        invariants=tuple(b.invariants for _, b in flexible),
+        stiffness=tuple(b.modal_stiffness for _, b in flexible),
+        damping=tuple(b.modal_damping for _, b in flexible),
+        marker=np.array([k for k, _ in on_modal], dtype=np.int64),
+        marker_owner=np.array([owner_of[id(m.body)] for _, m in on_modal], dtype=np.int64),
+        translation_modes=tuple(m.translation_modes for _, m in on_modal),
+        rotation_modes=tuple(m.rotation_modes for _, m in on_modal),
+        slot=slot,
+    )
 
 
 def _contact_pairs(model: Model, marker_index: dict[int, int]) -> ContactPairs:

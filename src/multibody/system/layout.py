@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SECOND_ORDER_KINDS = ("rigid_body",)
+SECOND_ORDER_KINDS = ("rigid_body", "modal")
 """Kinds of second-order blocks; a new body kind adds its name here and its kernel in
-``multibody.formulation.bodies``."""
+``multibody.formulation.bodies``. A modal body owns a ``rigid_body`` block (its floating frame) and
+a ``modal`` block (its modal coordinates, after every frame block)."""
 FIRST_ORDER = "first_order"
 
 

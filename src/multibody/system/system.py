@@ -19,6 +19,7 @@ from multibody.model.functions import TimeFunction
 from multibody.system.layout import CoordinateLayout
 
 if TYPE_CHECKING:
+    from multibody.formulation.bodies.modal import ModalBodies
     from multibody.formulation.forces.family import ForceGroup
 
 IntArray = NDArray[np.int64]
@@ -162,13 +163,15 @@ class System:
     force_joints: tuple[IntArray, ...]
     """per force element, the constraint elements whose multipliers it reads"""
     q0: FloatArray
-    """(7 nb,) input positions: per body CM position [m] and Euler parameters"""
+    """(n_positions,) input positions: per body CM (flexible: frame origin) position [m] and Euler
+    parameters, then the modal coordinates of the flexible bodies (zero: undeformed)"""
     v0: FloatArray
-    """(6 nb,) input velocities: per body CM velocity (world) [m/s] and angular velocity (body) [rad/s]"""
+    """(n_velocities,) input velocities: per body CM velocity (world) [m/s] and angular velocity (body)
+    [rad/s], then the modal velocities"""
     position_freedom: FloatArray
-    """(6 nb,) inverse assembly weights of the position inputs (0 exact, 1 given, 1e6 unspecified)"""
+    """(n_velocities,) inverse assembly weights of the position inputs (0 exact, 1 given, 1e6 unspecified)"""
     velocity_freedom: FloatArray
-    """(6 nb,) the same for velocities"""
+    """(n_velocities,) the same for velocities"""
     adjacency: tuple[tuple[int, ...], ...] = field(repr=False)
     """per body, the bodies coupled to it by a constraint or force element (itself included)"""
     aliases: tuple[tuple[str, str], ...] = ()
@@ -181,6 +184,8 @@ class System:
     """the coordinate layout (``multibody.system.layout``); set by ``compile``"""
     x0: FloatArray = field(default_factory=lambda: np.zeros(0))
     """(nx,) initial first-order states"""
+    modal: ModalBodies | None = field(default=None, repr=False)
+    """the modal flexible bodies (``multibody.formulation.bodies.modal``), None when there are none"""
 
     @cached_property
     def force_load_points(self) -> tuple[IntArray, IntArray, FloatArray, IntArray]:
@@ -212,6 +217,16 @@ class System:
     @property
     def n_bodies(self) -> int:
         return len(self.body_names)
+
+    @cached_property
+    def n_frame_positions(self) -> int:
+        """Number of position coordinates of the bodies' frames (rigid blocks), before the modal ones."""
+        return sum(block.nq for block in self.layout.blocks if block.kind == "rigid_body")
+
+    @cached_property
+    def n_frame_velocities(self) -> int:
+        """Number of velocity coordinates of the bodies' frames (rigid blocks), before the modal ones."""
+        return sum(block.nv for block in self.layout.blocks if block.kind == "rigid_body")
 
     @cached_property
     def n_positions(self) -> int:

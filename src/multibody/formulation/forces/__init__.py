@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from multibody.formulation.bodies import rigid
+from multibody.formulation.bodies import modal, rigid
 from multibody.formulation.forces.family import LoadInputs, LoadOutputs
 from multibody.formulation.frames import Pose, Twist
 from multibody.spatial.rotations import FloatArray
@@ -132,4 +132,21 @@ def generalized_element_forces(system: System, frames: Pose, loads: ElementLoads
         frames.p_WM_W,
         frames.R_WB,
         application,
+    )
+
+
+def add_modal_element_forces(system: System, frames: Pose, loads: ElementLoads, out: FloatArray) -> None:
+    """Add to ``out`` (nv,) the generalized forces of the element loads on the modal coordinates of
+    flexible bodies (``bodies.modal.load_forces``; the frames' part is ``generalized_element_forces``)."""
+    element, marker, sign, application = system.force_load_points
+    modal.load_forces(
+        system.modal,
+        loads.force_W[element],
+        loads.torque_W[element],
+        marker,
+        sign,
+        application,
+        frames.p_WM_W,
+        frames.R_WB,
+        out,
     )

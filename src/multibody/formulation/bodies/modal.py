@@ -1,0 +1,287 @@
+"""The modal body kind: a floating frame of reference (a rigid block) plus m modal coordinates.
+
+A modal flexible body (``multibody.model.flexible.FlexibleBody``) owns two coordinate blocks of
+the layout: its floating frame B, which is a block of the rigid kind (origin O = the mesh origin,
+mesh axes; ``q = (p_WO_W, e_WB)``, ``v = (v_WO_W, w_WB_B)``), and its modal block (``q_f``, ``v_f =
+q_f'``, m each, in sqrt(kg) m). The rigid kind moves the frame and the markers as if rigid; this
+kind adds what the deformation does (Shabana's floating-frame formulation, small deformation):
+
+* a marker at node set k sits at ``p_BQ = p_BQ0 + T_k q_f`` with axes turned by the small rotation
+  ``theta = A_k q_f`` (``R_BM = exp(skew(theta)) R_BM0``, exact so the axes stay orthonormal);
+* its twist gains ``R_WB T_k q_f'`` and ``R_WB A_k q_f'``, its acceleration bias the Coriolis term
+  ``2 w x R_WB T_k q_f'``; the constraint Jacobian gains the modal columns ``a_v . R_WB T_k +
+  a_w . R_WB A_k`` from a row's coefficients ``(a_v, a_w)`` on the marker twist;
+* the body's mass matrix ``M(q_f)`` (6+m square, ``multibody.fem.invariants``) in the layout's
+  velocity coordinates ``D M D^T`` with ``D = diag(R_WB, I3, I_m)`` (the frame's translation is in
+  world components), and the generalized forces ``D (Q_v + M [w x v_B; 0; 0] + Q_g) - [0; K q_f +
+  C q_f']``: quadratic velocity terms, gravity, modal stiffness and damping;
+* a load ``(F, T)`` at a marker adds ``T_k^T R_WB^T F + A_k^T R_WB^T T`` on the modal coordinates.
+
+The marker angular velocity ``R_WB A_k q_f'`` is the linear (small rotation) one, consistent with
+the modes. This kind runs in NumPy, one vectorized pass per modal body; it is not yet compiled
+(models holding modal bodies take the NumPy Newton iteration of ``multibody.formulation.dae``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+from multibody.formulation.bodies import rigid
+from multibody.spatial.rotations import skew
+
+if TYPE_CHECKING:
+    from multibody.fem.invariants import ModalInvariants
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class ModalBodies:
+    """The modal bodies of a System (numbers only), in model order."""
+
+    names: tuple[str, ...]
+    frame: IntArray
+    """(nf,) the body index of each modal body's floating frame (a rigid block)"""
+    q_offset: IntArray
+    """(nf,) where each body's modal coordinates start in ``q``"""
+    v_offset: IntArray
+    """(nf,) where each body's modal velocities start in ``v``"""
+    count: IntArray
+    """(nf,) number of kept modes m of each body"""
+    invariants: tuple[ModalInvariants, ...]
+    stiffness: tuple[FloatArray, ...]
+    """per body, the modal stiffness (m, m) [1/s^2]"""
+    damping: tuple[FloatArray, ...]
+    """per body, the modal damping (m, m) [1/s]"""
+    marker: IntArray
+    """(nk,) the markers on modal bodies (System marker indices)"""
+    marker_owner: IntArray
+    """(nk,) for each, the index of its modal body"""
+    translation_modes: tuple[FloatArray, ...]
+    """per marker on a modal body, T (3, m) [m per unit q_f], body axes"""
+    rotation_modes: tuple[FloatArray, ...]
+    """per marker on a modal body, A (3, m) [rad per unit q_f], body axes"""
+    slot: IntArray
+    """(nm,) per System marker, its index into ``marker`` (-1: not on a modal body)"""
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def positions(self, k: int) -> slice:
+        """Where modal body ``k``'s coordinates are in ``q``."""
+        return slice(int(self.q_offset[k]), int(self.q_offset[k] + self.count[k]))
+
+    def velocities(self, k: int) -> slice:
+        """Where modal body ``k``'s modal velocities are in ``v``."""
+        return slice(int(self.v_offset[k]), int(self.v_offset[k] + self.count[k]))
+
+    def tail(self, k: int) -> slice:
+        """Where modal body ``k``'s coordinates are among the modal coordinates alone (the tail of ``q``)."""
+        start = int(self.q_offset[k] - self.q_offset[0])
+        return slice(start, start + int(self.count[k]))
+
+    def velocity_columns(self, k: int) -> IntArray:
+        """(6 + m,) the velocity coordinates of modal body ``k``: its frame's, then its modal ones."""
+        frame = rigid.body_columns(int(self.frame[k]))
+        return np.r_[np.arange(frame.start, frame.stop), np.arange(self.v_offset[k], self.v_offset[k] + self.count[k])]
+
+
+def _rotation_from_vector(theta: FloatArray) -> FloatArray:
+    """``exp(skew(theta))`` (3, 3) by Rodrigues' formula."""
+    angle = float(np.linalg.norm(theta))
+    K = skew(theta)
+    if angle < 1e-8:
+        return np.eye(3) + K + 0.5 * K @ K
+    return np.eye(3) + np.sin(angle) / angle * K + (1.0 - np.cos(angle)) / angle**2 * K @ K
+
+
+def marker_geometry(
+    modal: ModalBodies, q: FloatArray, marker_position: FloatArray, marker_orientation: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """The markers' positions from their body's frame origin (nm, 3) [m] and ``R_BM`` (nm, 3, 3) at
+    positions ``q``: the undeformed ones, with the markers on modal bodies deformed."""
+    positions, orientations = marker_position.copy(), marker_orientation.copy()
+    for n, (marker, owner) in enumerate(zip(modal.marker, modal.marker_owner)):
+        q_f = q[modal.positions(owner)]
+        positions[marker] += modal.translation_modes[n] @ q_f
+        orientations[marker] = _rotation_from_vector(modal.rotation_modes[n] @ q_f) @ marker_orientation[marker]
+    return positions, orientations
+
+
+def add_marker_motion(
+    modal: ModalBodies,
+    v: FloatArray,
+    R_WB: FloatArray,
+    w_WB_W: FloatArray,
+    v_WM_W: FloatArray,
+    w_WM_W: FloatArray,
+    bias_WM_W: FloatArray,
+) -> None:
+    """Add the elastic motion of the markers on modal bodies to their twists and acceleration
+    biases (nm, 3 each, world, in place) for velocities ``v``."""
+    for n, (marker, owner) in enumerate(zip(modal.marker, modal.marker_owner)):
+        b = modal.frame[owner]
+        qdot = v[modal.velocities(owner)]
+        elastic_velocity = R_WB[b] @ (modal.translation_modes[n] @ qdot)
+        v_WM_W[marker] += elastic_velocity
+        w_WM_W[marker] += R_WB[b] @ (modal.rotation_modes[n] @ qdot)
+        bias_WM_W[marker] += 2.0 * np.cross(w_WB_W[b], elastic_velocity)
+
+
+def jacobian_entries(
+    modal: ModalBodies,
+    i_marker: IntArray,
+    j_marker: IntArray,
+    body_coefficients: FloatArray,
+    p_BM_W: FloatArray,
+    R_WB: FloatArray,
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """``(row, column, value)`` of the modal columns of ``G`` for rows with markers ``i_marker``,
+    ``j_marker`` (m,) and world body coefficients (m, 4, 3) (``rigid.body_coefficients``);
+    duplicates are to be summed."""
+    rows, columns, values = [], [], []
+    for side, markers in ((0, i_marker), (2, j_marker)):
+        slots = modal.slot[markers]
+        for r in np.flatnonzero(slots >= 0):
+            n, marker = int(slots[r]), int(markers[r])
+            owner = modal.marker_owner[n]
+            b = modal.frame[owner]
+            a_v = body_coefficients[r, side]
+            a_w = body_coefficients[r, side + 1] - np.cross(p_BM_W[marker], a_v)  # back to the marker twist
+            rows.append(np.full(int(modal.count[owner]), r))
+            columns.append(np.arange(modal.v_offset[owner], modal.v_offset[owner] + modal.count[owner]))
+            values.append(a_v @ R_WB[b] @ modal.translation_modes[n] + a_w @ R_WB[b] @ modal.rotation_modes[n])
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    return np.concatenate(rows), np.concatenate(columns), np.concatenate(values)
+
+
+def _body_velocities(modal: ModalBodies, k: int, v: FloatArray, R_WB: FloatArray) -> tuple[FloatArray, ...]:
+    """``(v_O in body axes, w in body axes, q_f')`` of modal body ``k`` whose frame is at ``R_WB`` (3, 3)."""
+    frame = v[rigid.body_columns(int(modal.frame[k]))]
+    return R_WB.T @ frame[rigid.TRANSLATION], frame[rigid.ROTATION], v[modal.velocities(k)]
+
+
+def _to_layout(R_WB: FloatArray, m: int) -> FloatArray:
+    """``D = diag(R_WB, I3, I_m)``: body-axes velocity coordinates -> the layout's."""
+    D = np.eye(6 + m)
+    D[:3, :3] = R_WB
+    return D
+
+
+def mass_blocks(modal: ModalBodies, q: FloatArray, R_WB: FloatArray) -> list[tuple[IntArray, FloatArray]]:
+    """Per modal body, ``(velocity columns (6+m,), D M(q_f) D^T (6+m, 6+m))`` [kg, kg m, kg m^2 ...]."""
+    blocks = []
+    for k, invariants in enumerate(modal.invariants):
+        D = _to_layout(R_WB[modal.frame[k]], int(modal.count[k]))
+        blocks.append((modal.velocity_columns(k), D @ invariants.mass_matrix(q[modal.positions(k)]) @ D.T))
+    return blocks
+
+
+def add_mass_matrix(modal: ModalBodies, q: FloatArray, R_WB: FloatArray, base: np.ndarray | sp.spmatrix):
+    """``base`` (the rigid bodies' constant mass matrix, zero on modal bodies) plus the modal
+    bodies' blocks at ``q``: a new dense array or CSR matrix of the same kind."""
+    blocks = mass_blocks(modal, q, R_WB)
+    if sp.issparse(base):
+        rows = np.concatenate([np.repeat(columns, columns.size) for columns, _ in blocks])
+        cols = np.concatenate([np.tile(columns, columns.size) for columns, _ in blocks])
+        values = np.concatenate([block.reshape(-1) for _, block in blocks])
+        return (base + sp.csr_matrix((values, (rows, cols)), shape=base.shape)).tocsr()
+    M = base.copy()
+    for columns, block in blocks:
+        M[np.ix_(columns, columns)] += block
+    return M
+
+
+def generalized_forces(
+    modal: ModalBodies, q: FloatArray, v: FloatArray, R_WB: FloatArray, gravity: FloatArray, out: FloatArray
+) -> float:
+    """Add to ``out`` (nv,) the modal bodies' quadratic velocity terms, gravity and modal
+    stiffness and damping forces at ``(q, v)``; return the power dissipated by the modal
+    damping [W] (``q_f'^T C q_f'``)."""
+    dissipated = 0.0
+    for k, invariants in enumerate(modal.invariants):
+        R = R_WB[modal.frame[k]]
+        q_f = q[modal.positions(k)]
+        v_B, w_B, qdot = _body_velocities(modal, k, v, R)
+        M = invariants.mass_matrix(q_f)
+        transport = np.zeros(M.shape[0])
+        transport[:3] = np.cross(w_B, v_B)
+        g_B = R.T @ gravity
+        weight = np.concatenate(
+            [
+                invariants.mass * g_B,
+                np.cross(invariants.first_moment_at(q_f), g_B),
+                invariants.translation_coupling.T @ g_B,
+            ]
+        )
+        body_axes = invariants.quadratic_velocity(q_f, v_B, w_B, qdot) + M @ transport + weight
+        damping_force = modal.damping[k] @ qdot
+        body_axes[6:] -= modal.stiffness[k] @ q_f + damping_force
+        out[modal.velocity_columns(k)] += _to_layout(R, qdot.size) @ body_axes
+        dissipated += float(qdot @ damping_force)
+    return dissipated
+
+
+def load_forces(
+    modal: ModalBodies,
+    force_W: FloatArray,
+    torque_W: FloatArray,
+    marker: IntArray,
+    sign: FloatArray,
+    application: IntArray,
+    p_WM_W: FloatArray,
+    R_WB: FloatArray,
+    out: FloatArray,
+) -> None:
+    """Add to ``out`` (nv,) the modal generalized forces of loads ``sign[k] (force_W[k], torque_W[k])``
+    (world) carried by the bodies of markers ``marker`` and applied at the origins of ``application``
+    (the arguments of ``rigid.generalized_forces``): ``T^T R^T F + A^T R^T (T + r x F)``, ``r`` from the
+    carrying marker to the application point."""
+    slots = modal.slot[marker]
+    for k in np.flatnonzero(slots >= 0):
+        n = int(slots[k])
+        owner = modal.marker_owner[n]
+        R = R_WB[modal.frame[owner]]
+        force = sign[k] * force_W[k]
+        torque = sign[k] * torque_W[k] + np.cross(p_WM_W[application[k]] - p_WM_W[marker[k]], force)
+        out[modal.velocities(owner)] += modal.translation_modes[n].T @ (R.T @ force) + modal.rotation_modes[n].T @ (
+            R.T @ torque
+        )
+
+
+def kinetic_energy(
+    modal: ModalBodies,
+    q_modal: FloatArray,
+    v_WB_W: FloatArray,
+    w_WB_B: FloatArray,
+    v_modal: FloatArray,
+    R_WB: FloatArray,
+) -> float:
+    """``1/2 u^T M(q_f) u`` [J] summed over the modal bodies, ``u = (v_O, w, q_f')`` in body axes, from
+    the modal coordinates and velocities (n_modal,) and the frames' velocities (nb+1, 3) and (nb, 3)."""
+    total = 0.0
+    for k, invariants in enumerate(modal.invariants):
+        b, tail = modal.frame[k], modal.tail(k)
+        u = np.concatenate([R_WB[b].T @ v_WB_W[b], w_WB_B[b], v_modal[tail]])
+        total += 0.5 * float(u @ invariants.mass_matrix(q_modal[tail]) @ u)
+    return total
+
+
+def potential_energy(
+    modal: ModalBodies, q_modal: FloatArray, p_WB_W: FloatArray, R_WB: FloatArray, gravity: FloatArray
+) -> float:
+    """Strain energy ``1/2 q_f^T K q_f`` plus the gravity potential ``-g . (m p_WO + R_WB s(q_f))`` [J],
+    from the modal coordinates (n_modal,) and the frames."""
+    total = 0.0
+    for k, invariants in enumerate(modal.invariants):
+        b, q_f = modal.frame[k], q_modal[modal.tail(k)]
+        first_moment_W = invariants.mass * p_WB_W[b] + R_WB[b] @ invariants.first_moment_at(q_f)
+        total += 0.5 * float(q_f @ modal.stiffness[k] @ q_f) - float(gravity @ first_moment_W)
+    return total
