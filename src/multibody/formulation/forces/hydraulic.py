@@ -28,6 +28,7 @@ from multibody.model.forces.hydraulic import (
     chamber_energy,
     chamber_volumes,
     flow_power,
+    piston_motion,
     relief_flows,
     valve_flows,
 )
@@ -111,11 +112,11 @@ def _hydraulic_cylinders(members: Sequence[tuple[int, ForceElement]], context: G
 def _hydraulic_loads(group: HydraulicCylinders, inputs: LoadInputs, out: LoadOutputs) -> None:
     """Force along J -> I from the chamber pressures and stops; pressure and spool rates."""
     x = inputs.x
-    d = inputs.p_M[group.i_marker] - inputs.p_M[group.j_marker]
-    length = np.linalg.norm(d, axis=1)
-    along = d / np.where(length > 0.0, length, 1.0)[:, None]
-    rate = np.einsum("ij,ij->i", along, inputs.v_M[group.i_marker] - inputs.v_M[group.j_marker])
-    extension = length - group.retracted_length
+    along, extension, rate = piston_motion(
+        inputs.p_M[group.i_marker] - inputs.p_M[group.j_marker],
+        inputs.v_M[group.i_marker] - inputs.v_M[group.j_marker],
+        group.retracted_length,
+    )
     volumes = chamber_volumes(extension, group.areas, group.dead_volumes, group.stroke)
     pressures = x[group.pressure_states]
 
