@@ -815,35 +815,40 @@ class _Builder:
         if statement.has("STATIC_HOLD"):
             self.report_static_hold(statement)
         A, B, C, D, inputs = self.state_equations(statement)
-        expressions = [self.state_expression(self.variable_statement(v, statement), "FUNCTION") for v in inputs]
-        evaluators = [_evaluator(e, statement.label) for e in expressions]
+        input_values, reads = self.input_values(statement, inputs)
         per_second = 1.0 / self.units.factor("time")
-
-        def input_values(measure: Measure) -> FloatArray:
-            return np.array([evaluate(measure) for evaluate in evaluators]) if evaluators else np.zeros(1)
-
-        initial = None
-        if statement.has("IC"):
-            initial = [
-                entry
-                for _, entry in (
-                    self.array_entry(statement.get("IC"), k + 1, statement.line, 0) for k in range(A.shape[0])
-                )
-            ]
+        initial = self.initial_array(statement, A.shape[0]) if statement.has("IC") else None
         self.model.add(
             StateSpace(
                 self.name(statement),
                 per_second * A,
                 per_second * B,
                 C if C.shape[0] else np.zeros((1, A.shape[0])),
-                input_values,
+                input_values if inputs else lambda measure: np.zeros(1),
                 D=D if C.shape[0] else np.zeros((1, B.shape[1])),
                 initial=initial,
-                reads=tuple(m for e in expressions for m in e.markers),
+                reads=reads,
             )
         )
 
     build_tfsiso = build_lse
+
+    def input_values(
+        self, statement: Statement, variable_ids: tuple[int, ...]
+    ) -> tuple[Callable[[Measure], FloatArray], tuple[Marker, ...]]:
+        """The values (k,) of the input VARIABLEs ``variable_ids`` of ``statement`` (an LSE, TFSISO
+        or GSE) at the instant of a ``Measure``, in the dataset's units, and the markers they read."""
+        expressions = [self.state_expression(self.variable_statement(v, statement), "FUNCTION") for v in variable_ids]
+        evaluators = [_evaluator(e, statement.label) for e in expressions]
+
+        def values(measure: Measure) -> FloatArray:
+            return np.array([evaluate(measure) for evaluate in evaluators], dtype=float)
+
+        return values, tuple(m for e in expressions for m in e.markers)
+
+    def initial_array(self, statement: Statement, size: int) -> list[float]:
+        """The ``size`` numbers of the IC array of an LSE, TFSISO or GSE ``statement``."""
+        return [self.array_entry(statement.get("IC"), k + 1, statement.line, 0)[1] for k in range(size)]  # type: ignore[arg-type]
 
     def variable_statement(self, variable_id: int, user: Statement) -> Statement:
         variable = self.statements.get(("VARIABLE", variable_id))

@@ -161,24 +161,13 @@ def gse_sizes(builder: _Builder, statement: Statement) -> tuple[int, int]:
 
 def build_gse(builder: _Builder, statement: Statement) -> None:
     """GSE -> a ``DifferentialEquation`` with an output law, calling the ``GseFunctions`` given for it."""
-    from multibody.io.adm.builder import _evaluator
-
     gse = _declared(builder, statement)
     if statement.has("STATIC_HOLD"):
         builder.report_static_hold(statement)
-    expressions = [builder.state_expression(builder.variable_statement(v, statement), "FUNCTION") for v in gse.inputs]
-    evaluators = [_evaluator(e, statement.label) for e in expressions]
+    inputs, reads = builder.input_values(statement, gse.inputs)
     seconds = builder.units.factor("time")
-    initial = np.zeros(gse.states)
-    if statement.has("IC"):
-        initial = np.array(
-            [builder.array_entry(statement.get("IC"), k + 1, statement.line, 0)[1] for k in range(gse.states)],  # type: ignore[arg-type]
-            dtype=float,
-        )
+    initial = builder.initial_array(statement, gse.states) if statement.has("IC") else np.zeros(gse.states)
     rate_function, parameters = gse.functions.rate, gse.parameters
-
-    def inputs(measure: Measure) -> FloatArray:
-        return np.array([evaluate(measure) for evaluate in evaluators], dtype=float)
 
     def rate(t: float, x: FloatArray, measure: Measure) -> FloatArray:
         return np.asarray(rate_function(t / seconds, x, inputs(measure), parameters), dtype=float) / seconds
@@ -191,8 +180,8 @@ def build_gse(builder: _Builder, statement: Statement) -> None:
         DifferentialEquation(
             builder.name(statement),
             rate,
-            initial=initial,
+            initial=np.asarray(initial, dtype=float),
             output=output,
-            reads=tuple(m for e in expressions for m in e.markers),
+            reads=reads,
         )
     )
