@@ -11,6 +11,8 @@ References (conservation laws and closed forms, nothing tuned):
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from scipy.integrate import cumulative_simpson
@@ -110,6 +112,10 @@ def test_a_closed_cylinder_has_no_flows_and_the_channels_survive_a_file(tmp_path
     loaded = mb.Results.load(tmp_path / "closed.h5").hydraulics("cylinder")
     assert loaded.power == pytest.approx(hydraulics.power, rel=1e-15, abs=0.0)
     assert np.ptp(loaded.power) > 0.0  # the mass swings on the oil spring
+    # Results without a scene keep the stored states and have nothing to recompute the rest from.
+    bare = mb.Results(dataclasses.replace(res.layout, scene=""), res.arrays).hydraulics("cylinder")
+    assert bare.pressures == pytest.approx(hydraulics.pressures, rel=0.0, abs=0.0)
+    assert bare.flows is None and bare.power is None
 
 
 def test_plot_shows_bar_litres_per_minute_and_kilowatts(oscillating) -> None:
