@@ -180,3 +180,7 @@ def test_what_cannot_be_read_is_named() -> None:
     system = parse_adm(DECK, gse=wrong).check()
     with pytest.raises(mb.AnalysisError, match="GSE/1: its output function returned 2 values for NO = 1"):
         mb.dynamics(system, 0.1, 0.05)
+    failing = {1: GseFunctions(rate=oscillator_rate, output=lambda time, x, u, parameters: 1.0 / 0.0)}
+    system = parse_adm(DECK, gse=failing).check()
+    with pytest.raises(mb.AnalysisError, match="GSE/1: its output function raised ZeroDivisionError"):
+        mb.dynamics(system, 0.1, 0.05)

@@ -89,8 +89,13 @@ class OutputCall:
         )
 
     def once(self, time: float, x: FloatArray, u: FloatArray) -> FloatArray:
-        """y (NO,) at one instant; a wrong count is a ``ValueError`` naming the GSE."""
-        y = np.asarray(self.function(time, x, u, self.parameters), dtype=float).reshape(-1)
+        """y (NO,) at one instant; a failure or a wrong count is a ``ValueError`` naming the GSE."""
+        try:
+            y = np.asarray(self.function(time, x, u, self.parameters), dtype=float).reshape(-1)
+        except Exception as error:
+            raise ValueError(
+                f"{self.owner}: its output function raised {type(error).__name__}: {error} at time {time:g}"
+            ) from error
         if y.size != self.outputs:
             raise ValueError(f"{self.owner}: its output function returned {y.size} values for NO = {self.outputs}")
         return y
