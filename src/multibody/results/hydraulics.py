@@ -1,7 +1,8 @@
-"""Hydraulic cylinders in the results: pressures, spool, piston motion, flows and power over the
-output instants. Pressures and spool positions are the element's stored states; the rest is
-recomputed from them and the bodies' motion with the family's own laws (``flow_parts``,
-``supply_and_tank_flows``, ``piston_motion`` of ``multibody.model.forces.hydraulic``) and the
+"""Hydraulic cylinders in the results: pressures and their rates, spool, piston motion, chamber
+volumes, flows and power over the output instants. Pressures and spool positions are the
+element's stored states; the rest is recomputed from them and the bodies' motion with the
+family's own laws (``piston_motion``, ``chamber_volumes``, ``flow_parts``, ``pressure_rates``,
+``supply_and_tank_flows`` of ``multibody.model.forces.hydraulic``, which its kernel runs) and the
 parameters the scene carries (``HydraulicCylinder.drawing``)."""
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class HydraulicsHistory:
             and end stops).
         extension: (T,) the piston's extension from fully retracted [m].
         extension_rate: (T,) its rate [m/s], + extending.
+        volumes: (T, 2) oil volumes of the cap and rod chambers, dead volumes included [m^3].
+        pressure_rates: (T, 2) rates of the chamber pressures [Pa/s], ``beta / V (Q - V')``.
         flows: (T, 2) oil flows into the cap and rod chambers [m^3/s]: through the valve, less
             what the relief valves let out (what the pressure rates integrate).
         supply_flow: (T,) flow drawn from the supply through the valve [m^3/s], None without a valve.
@@ -52,6 +55,8 @@ class HydraulicsHistory:
     force: FloatArray
     extension: FloatArray | None = None
     extension_rate: FloatArray | None = None
+    volumes: FloatArray | None = None
+    pressure_rates: FloatArray | None = None
     flows: FloatArray | None = None
     supply_flow: FloatArray | None = None
     tank_flow: FloatArray | None = None
@@ -64,7 +69,13 @@ def hydraulics_history(
 ) -> HydraulicsHistory:
     """The history of cylinder ``name`` from ``results``, its scene entry ``cylinder`` (None when
     the results carry no scene: then only the stored states) and the scene's ``markers``."""
-    from multibody.model.forces.hydraulic import flow_parts, piston_motion, supply_and_tank_flows
+    from multibody.model.forces.hydraulic import (
+        chamber_volumes,
+        flow_parts,
+        piston_motion,
+        pressure_rates,
+        supply_and_tank_flows,
+    )
     from multibody.results.markers import marker_frames, marker_velocities
 
     states = results.state(name)
@@ -80,8 +91,10 @@ def hydraulics_history(
     _, extension, extension_rate = piston_motion(
         p_WM[:, 0] - p_WM[:, 1], v_WM[:, 0] - v_WM[:, 1], cylinder["retracted_length"]
     )
-    through_valve, relieved = flow_parts(pressures, spool, parameters)
     areas = np.asarray(parameters["areas"])
+    volumes = chamber_volumes(extension, areas, np.asarray(parameters["dead_volumes"]), parameters["stroke"])
+    through_valve, relieved = flow_parts(pressures, spool, parameters)
+    flows = through_valve - relieved
     power = (pressures[:, 0] * areas[0] - pressures[:, 1] * areas[1]) * extension_rate
     supply_flow = tank_flow = supply_power = None
     valve = parameters["valve"]
@@ -95,7 +108,9 @@ def hydraulics_history(
         force,
         extension,
         extension_rate,
-        through_valve - relieved,
+        volumes,
+        pressure_rates(flows, volumes, extension_rate, areas, parameters["bulk_modulus"]),
+        flows,
         supply_flow,
         tank_flow,
         power,

@@ -29,6 +29,7 @@ from multibody.model.forces.hydraulic import (
     chamber_volumes,
     flow_power,
     piston_motion,
+    pressure_rates,
     relief_flows,
     valve_flows,
 )
@@ -144,12 +145,8 @@ def _hydraulic_loads(group: HydraulicCylinders, inputs: LoadInputs, out: LoadOut
             group.density,
             group.transition_pressure,
         )
-    # p' = beta / V (Q - V'); V_0' = A_0 s', V_1' = -A_1 s'. A chamber squeezed to nothing has no rate:
-    # NaN makes the integrator retry smaller steps and then name the element.
-    volume_rate = group.areas * np.stack([rate, -rate], axis=-1)
-    positive = volumes > 0.0
-    out.state_rate[group.pressure_states] = np.where(
-        positive, group.bulk_modulus[:, None] / np.where(positive, volumes, 1.0) * (flows - volume_rate), np.nan
+    out.state_rate[group.pressure_states] = pressure_rates(
+        flows, volumes, rate, group.areas, group.bulk_modulus[:, None]
     )
 
     below = np.maximum(-extension, 0.0)

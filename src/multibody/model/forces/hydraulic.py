@@ -348,6 +348,23 @@ def chamber_volumes(
     )
 
 
+def pressure_rates(
+    flows: FloatArray,
+    volumes: FloatArray,
+    extension_rate: FloatArray,
+    areas: FloatArray,
+    bulk_modulus: FloatArray | float,
+) -> FloatArray:
+    """Chamber pressure rates (..., 2) [Pa/s]: ``p' = beta / V (Q - V')`` with ``V_0' = A_0 s'`` and
+    ``V_1' = -A_1 s'``, from the ``flows`` into the chambers (..., 2) [m^3/s], their ``volumes``
+    (..., 2) [m^3], the extension rate s' (...) [m/s] and the ``areas`` (..., 2) [m^2]. A chamber
+    squeezed to nothing has no rate: NaN, which makes an integrator retry smaller steps and then
+    name the element."""
+    volume_rate = areas * np.stack([extension_rate, -np.asarray(extension_rate)], axis=-1)
+    positive = volumes > 0.0
+    return np.where(positive, bulk_modulus / np.where(positive, volumes, 1.0) * (flows - volume_rate), np.nan)
+
+
 def orifice_flow(
     area: FloatArray,
     discharge_coefficient: FloatArray,
