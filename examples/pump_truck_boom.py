@@ -14,7 +14,8 @@ balance about each hinge, rod sides at 20 bar). Then the valve commands (``COMMA
 first section, unfold the second and fold the third back a little; the boom swings and settles
 on its oil columns when the valves close.
 
-Plot the pressures (``res.hydraulics("lift_1").pressures / 1e5`` in bar), the cylinder forces
+Plot the pressures, flows, spool positions and hydraulic power (``mb.plot_hydraulics(res)``: bar,
+L/min, kW; the SI histories are ``res.hydraulics("lift_1")``), the cylinder forces
 (``res.force("lift_1").value``) and the tip path (``res.body("section_3")`` and ``TIP``), or run
 ``multibody run examples/pump_truck_boom.py`` and ``multibody animate``.
 """
@@ -175,4 +176,5 @@ if __name__ == "__main__":
             f"{name}: cap {bar[:, 0].min():.0f}-{bar[:, 0].max():.0f} bar, rod {bar[:, 1].min():.0f}-"
             f"{bar[:, 1].max():.0f} bar"
         )
+    mb.plot_hydraulics(results, path="pump_truck_boom_hydraulics.png")
     mb.plot(results, "lift_1.value", "lift_2.value", "lift_3.value", "section_3.position", path="pump_truck_boom.png")

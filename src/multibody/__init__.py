@@ -72,6 +72,7 @@ _EXPORTS: dict[str, str] = {
     "Plane": "multibody.model.geometry",
     "Planar": "multibody.model.joints",
     "plot": "multibody.viz",
+    "plot_hydraulics": "multibody.viz",
     "PointForce": "multibody.model.forces",
     "PointPlaneContact": "multibody.model.contact",
     "PointTorque": "multibody.model.forces",

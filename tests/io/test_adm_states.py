@@ -126,9 +126,9 @@ def test_requests_read_states_and_outputs(imported) -> None:
 
 
 def test_unsupported_forms_are_reported() -> None:
-    deck = DECK.replace("DIFF/2, FUNCTION=DIF1(1)", "DIFF/2, IMPLICIT, FUNCTION=DIF1(2) - 1").replace(
-        "END", "GSE/1, NS=1, FUNCTION=USER(1)\nEND"
-    )
+    # An implicit DIFF is read (test_adm_implicit_gse.py), but its rate only inside its own FUNCTION.
+    implicit = "DIFF/2, IMPLICIT, FUNCTION=DIF1(2) - 1\nDIFF/3, FUNCTION=DIF1(2)"
+    deck = DECK.replace("DIFF/2, FUNCTION=DIF1(1)", implicit).replace("END", "GSE/1, NS=1, FUNCTION=USER(1)\nEND")
     report = parse_adm(deck).report
     reported = " ".join(item.format() for item in report.changes_motion)
     assert "implicit DIFF" in reported

@@ -1,12 +1,12 @@
 """Results of an analysis: immutable arrays with named access, and streaming HDF5 storage."""
 
+from multibody.results.hydraulics import HydraulicsHistory
 from multibody.results.results import (
     CONTACT_MODES,
     ENERGY_NAMES,
     BodyHistory,
     ContactHistory,
     ForceHistory,
-    HydraulicsHistory,
     JointHistory,
     Results,
     ResultsLayout,

@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 if TYPE_CHECKING:
     from multibody.results.beam import BeamHistory
+    from multibody.results.hydraulics import HydraulicsHistory
     from multibody.results.rope import RopeHistory
 
 FloatArray = npt.NDArray[np.float64]
@@ -152,23 +153,6 @@ class ContactHistory:
 
 CONTACT_MODES = ("apart", "sticking", "transition", "sliding")
 """``ContactHistory.mode`` values by index."""
-
-
-@dataclass(frozen=True)
-class HydraulicsHistory:
-    """Pressures and valve of one hydraulic cylinder over the output instants.
-
-    Attributes:
-        name: the cylinder's name.
-        pressures: (T, 2) gauge pressures of the cap and rod chambers [Pa] (``/ 1e5`` for bar).
-        spool_position: (T,) its valve's normalized spool position [-], None without a valve.
-        force: (T,) the cylinder's force along its line, + pushing I and J apart [N].
-    """
-
-    name: str
-    pressures: FloatArray
-    spool_position: FloatArray | None
-    force: FloatArray
 
 
 _History = TypeVar("_History", BodyHistory, JointHistory, ForceHistory, ContactHistory)
@@ -440,18 +424,18 @@ class Results:
         return self._history(_CONTACTS, name)
 
     def hydraulics(self, name: str) -> HydraulicsHistory:
-        """Chamber pressures, spool position and force of the hydraulic cylinder ``name``
-        (KeyError when ``name`` is not one)."""
+        """Chamber pressures, spool position, force, piston motion, flows and hydraulic power of
+        the hydraulic cylinder ``name`` (``multibody.results.hydraulics``; KeyError when ``name`` is not one)."""
+        from multibody.results.hydraulics import hydraulics_history
+
         scene = json.loads(self._layout.scene) if self._layout.scene else {}
-        types = {force["name"]: force["type"] for force in scene.get("forces", ())}
+        entries = {force["name"]: force for force in scene.get("forces", ())}
         name = dict(self._layout.aliases).get(name, name)
-        if types.get(name, "HydraulicCylinder") != "HydraulicCylinder" or name not in self._indices["force"]:
-            cylinders = ", ".join(n for n, kind in types.items() if kind == "HydraulicCylinder") or "none"
+        kind = entries[name]["type"] if name in entries else "HydraulicCylinder"
+        if kind != "HydraulicCylinder" or name not in self._indices["force"]:
+            cylinders = ", ".join(n for n, f in entries.items() if f["type"] == "HydraulicCylinder") or "none"
             raise KeyError(f"'{name}' is not a hydraulic cylinder; cylinders: {cylinders}")
-        states = self.state(name)
-        return HydraulicsHistory(
-            name, states[:, :2], states[:, 2] if states.shape[1] > 2 else None, self.force(name).value
-        )
+        return hydraulics_history(self, name, entries.get(name), scene.get("markers", []))
 
     def beam(self, name: str) -> BeamHistory:
         """Node positions and section forces of the finite-segment beam ``name`` (KeyError when

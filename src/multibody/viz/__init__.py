@@ -3,6 +3,7 @@
     animate(model, results, "run.html")          one self-contained HTML file (three.js inlined)
     export_gltf(model, results, "run.glb")       glTF 2.0 binary with the animation, for Blender
     plot(results, "crank.angular_velocity.z", "slider")   matplotlib figure with units
+    plot_hydraulics(results, "lift_1")           cylinder pressures [bar], flows [L/min], spool, power [kW]
     report(results, "report.html")               summary, statistics, and a results browser: a tree
                                                  of elements beside the animation and zoomable plots
 
@@ -11,7 +12,8 @@
 
 from multibody.viz.animation import animate
 from multibody.viz.gltf import export_gltf
+from multibody.viz.hydraulic_plots import plot_hydraulics
 from multibody.viz.plots import plot
 from multibody.viz.report import report
 
-__all__ = ["animate", "export_gltf", "plot", "report"]
+__all__ = ["animate", "export_gltf", "plot", "plot_hydraulics", "report"]

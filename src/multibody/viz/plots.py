@@ -33,6 +33,7 @@ from multibody.viz.channels import (
 )
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 PANEL_HEIGHT = 2.3
@@ -66,23 +67,12 @@ def plot(
     .svg, .pdf). ``force_types`` (force name -> element type) picks N m for rotational force
     values; it is read from the results' scene when not given.
     """
-    from matplotlib.figure import Figure  # imported on use: `import multibody` stays light
-
     results = results if isinstance(results, Results) else Results.load(results)
     if not channels:
         raise ValueError("name at least one channel to plot, e.g. 'crank.angular_velocity.z', 'crank' or 'energy'")
     force_types = force_types if force_types is not None else force_types_of(results)
     panels = [panel for spec in channels for panel in panels_of(results, spec, force_types)]
-    height = PANEL_HEIGHT * len(panels) + MARGINS["top"] + MARGINS["bottom"] - MARGINS["gap"]
-    figure = Figure(figsize=(FIGURE_WIDTH, height))
-    axes = figure.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
-    figure.subplots_adjust(
-        left=MARGINS["left"] / FIGURE_WIDTH,
-        right=1.0 - MARGINS["right"] / FIGURE_WIDTH,
-        top=1.0 - MARGINS["top"] / height,
-        bottom=MARGINS["bottom"] / height,
-        hspace=MARGINS["gap"] / (PANEL_HEIGHT - MARGINS["gap"]),
-    )
+    figure, axes = panel_figure(len(panels))
     for ax, panel in zip(axes, panels):
         values = [results.channel(spec) for _, spec in panel.curves]
         zero = all(numerically_zero(v, family_scale(results, spec)) for v, (_, spec) in zip(values, panel.curves))
@@ -99,6 +89,23 @@ def plot(
     if path is not None:
         figure.savefig(Path(path), dpi=110)
     return figure
+
+
+def panel_figure(count: int) -> tuple[Figure, list[Axes]]:
+    """A figure of ``count`` panels stacked over one shared time axis, with the fixed margins."""
+    from matplotlib.figure import Figure  # imported on use: `import multibody` stays light
+
+    height = PANEL_HEIGHT * count + MARGINS["top"] + MARGINS["bottom"] - MARGINS["gap"]
+    figure = Figure(figsize=(FIGURE_WIDTH, height))
+    axes = figure.subplots(count, 1, sharex=True, squeeze=False)[:, 0]
+    figure.subplots_adjust(
+        left=MARGINS["left"] / FIGURE_WIDTH,
+        right=1.0 - MARGINS["right"] / FIGURE_WIDTH,
+        top=1.0 - MARGINS["top"] / height,
+        bottom=MARGINS["bottom"] / height,
+        hspace=MARGINS["gap"] / (PANEL_HEIGHT - MARGINS["gap"]),
+    )
+    return figure, list(axes)
 
 
 def panels_of(results: Results, spec: str, force_types: dict[str, str]) -> list[Panel]:

@@ -28,6 +28,8 @@ from multibody.model.forces.hydraulic import (
     chamber_energy,
     chamber_volumes,
     flow_power,
+    piston_motion,
+    pressure_rates,
     relief_flows,
     valve_flows,
 )
@@ -111,11 +113,11 @@ def _hydraulic_cylinders(members: Sequence[tuple[int, ForceElement]], context: G
 def _hydraulic_loads(group: HydraulicCylinders, inputs: LoadInputs, out: LoadOutputs) -> None:
     """Force along J -> I from the chamber pressures and stops; pressure and spool rates."""
     x = inputs.x
-    d = inputs.p_M[group.i_marker] - inputs.p_M[group.j_marker]
-    length = np.linalg.norm(d, axis=1)
-    along = d / np.where(length > 0.0, length, 1.0)[:, None]
-    rate = np.einsum("ij,ij->i", along, inputs.v_M[group.i_marker] - inputs.v_M[group.j_marker])
-    extension = length - group.retracted_length
+    along, extension, rate = piston_motion(
+        inputs.p_M[group.i_marker] - inputs.p_M[group.j_marker],
+        inputs.v_M[group.i_marker] - inputs.v_M[group.j_marker],
+        group.retracted_length,
+    )
     volumes = chamber_volumes(extension, group.areas, group.dead_volumes, group.stroke)
     pressures = x[group.pressure_states]
 
@@ -143,12 +145,8 @@ def _hydraulic_loads(group: HydraulicCylinders, inputs: LoadInputs, out: LoadOut
             group.density,
             group.transition_pressure,
         )
-    # p' = beta / V (Q - V'); V_0' = A_0 s', V_1' = -A_1 s'. A chamber squeezed to nothing has no rate:
-    # NaN makes the integrator retry smaller steps and then name the element.
-    volume_rate = group.areas * np.stack([rate, -rate], axis=-1)
-    positive = volumes > 0.0
-    out.state_rate[group.pressure_states] = np.where(
-        positive, group.bulk_modulus[:, None] / np.where(positive, volumes, 1.0) * (flows - volume_rate), np.nan
+    out.state_rate[group.pressure_states] = pressure_rates(
+        flows, volumes, rate, group.areas, group.bulk_modulus[:, None]
     )
 
     below = np.maximum(-extension, 0.0)

@@ -15,7 +15,7 @@ in the CM marker's axes (or ``WM``'s); absent ones are zero, as in ADAMS.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,6 +31,7 @@ from multibody.io.adm.expressions import (
 from multibody.io.adm.friction import build_friction
 from multibody.io.adm.functions import Curve
 from multibody.io.adm.graphics import Graphics, add_display_shape
+from multibody.io.adm.gse import GseFunctions, build_gse, check_gse_functions, gse_output_entry, gse_sizes
 from multibody.io.adm.lexer import split_statements
 from multibody.io.adm.loads import ComponentLaw, ScalarLaw
 from multibody.io.adm.parser import Statement, Unknown, parse_statement
@@ -46,6 +47,7 @@ from multibody.model.marker import LARGEST_COORDINATE, Marker, finite_vector
 from multibody.model.model import Model
 from multibody.model.motion import Motion
 from multibody.model.states import DifferentialEquation, Measure, StateSpace, controllable_canonical
+from multibody.spatial.measurements import Measurements
 from multibody.spatial.rotations import rotation_from_313_angles, rotation_from_axes
 
 FloatArray = NDArray[np.float64]
@@ -149,14 +151,16 @@ class AdmModel:
         return self.model
 
 
-def build(text: str, source: str = "<string>") -> AdmModel:
-    """Import an ADAMS/Solver dataset given as text (see ``multibody.io.adm.read_adm``)."""
-    return _Builder(text, source).run()
+def build(text: str, source: str = "<string>", gse: Mapping[int, GseFunctions] | None = None) -> AdmModel:
+    """Import an ADAMS/Solver dataset given as text (see ``multibody.io.adm.read_adm``); ``gse``
+    gives the functions of its GSE statements by id (``multibody.io.adm.gse``)."""
+    return _Builder(text, source, check_gse_functions(gse)).run()
 
 
 class _Builder:
-    def __init__(self, text: str, source: str) -> None:
+    def __init__(self, text: str, source: str, gse: dict[int, GseFunctions] | None = None) -> None:
         self.source = source
+        self.gse = gse or {}
         self.dataset = split_statements(text, source)
         self.items: list[ReportItem] = []
         self.units = Units()
@@ -176,6 +180,17 @@ class _Builder:
 
     def report(self, line: int, column: int, what: str, severity: str, reason: str = "") -> None:
         self.items.append(ReportItem(line, column, what, severity, reason))
+
+    def report_static_hold(self, statement: Statement) -> None:
+        """STATIC_HOLD of a DIFF, LSE, TFSISO or GSE: its states are not held in statics."""
+        argument = statement.arguments["STATIC_HOLD"]
+        self.report(
+            argument.line,
+            argument.column,
+            f"{statement.label}: STATIC_HOLD",
+            IGNORED,
+            "statics solves for the states' equilibrium (x' = 0) instead of holding them; dynamics is unaffected",
+        )
 
     def fail(self, statement: Statement, message: str, keyword: str | None = None, kind: type = AdmError) -> AdmError:
         argument = statement.arguments.get(keyword) if keyword else None
@@ -245,6 +260,7 @@ class _Builder:
             "DIFF": self.build_diff,
             "LSE": self.build_lse,
             "TFSISO": self.build_tfsiso,
+            "GSE": lambda statement: build_gse(self, statement),
             "REQUEST": self.build_request,
             "GRAPHICS": self.build_graphics,
             "INTEGRATOR": self.build_integrator,
@@ -262,6 +278,13 @@ class _Builder:
             except UnsupportedFunction as unsupported:
                 effect = IGNORED if statement.name == "REQUEST" else NOT_SIMULATED
                 self.report(unsupported.line, unsupported.column, f"{statement.label}: {unsupported.reason}", effect)
+        unused = sorted(set(self.gse) - {s.id for s in self.of("GSE")})
+        if unused:
+            defined = ", ".join(s.label for s in self.of("GSE")) or "none"
+            raise ModelError(
+                f"{self.source}: gse= gives functions for GSE/{unused[0]}, which the dataset does not "
+                f"define (its GSE statements: {defined})"
+            )
         model.aliases.update(self.aliases)
         return AdmModel(
             model,
@@ -504,10 +527,11 @@ class _Builder:
         return self.defined(statement, element_id, line, column).label
 
     def diff_rate(self, diff_id: int, line: int, column: int) -> tuple[str, Callable[[int], tuple[int, int]]]:
+        return self.function_text(self.defined("DIFF", diff_id, line, column))
+
+    def implicit_diff(self, diff_id: int, line: int, column: int) -> str | None:
         statement = self.defined("DIFF", diff_id, line, column)
-        if statement.has("IMPLICIT"):
-            raise UnsupportedFunction(f"DIF1 of the implicit DIFF/{diff_id}", line, column, self.source)
-        return self.function_text(statement)
+        return statement.label if statement.has("IMPLICIT") else None
 
     def array_entry(self, array_id: int, k: int, line: int, column: int) -> tuple:
         array = self.defined("ARRAY", array_id, line, column)
@@ -520,14 +544,24 @@ class _Builder:
                     f"ARYVAL({array_id}, {k}): ARRAY/{array_id} has {len(entries)} entries", line, column, self.source
                 )
             return ("number", entries[k - 1]) if kind == "IC" else ("variable", int(entries[k - 1]))
-        owner = next((s for s in self.order if s.name in ("LSE", "TFSISO") and s.get(kind) == array_id), None)
+        owner = next((s for s in self.order if s.name in ("LSE", "TFSISO", "GSE") and s.get(kind) == array_id), None)
         if owner is None:
             raise AdmError(
-                f"ARYVAL({array_id}, ...): no LSE or TFSISO uses ARRAY/{array_id} as its {kind}",
+                f"ARYVAL({array_id}, ...): no LSE, GSE or TFSISO uses ARRAY/{array_id} as its {kind}",
                 line,
                 column,
                 self.source,
             )
+        if owner.name == "GSE":
+            states, outputs = gse_sizes(self, owner)
+            if not 1 <= k <= (states if kind == "X" else outputs):
+                raise AdmError(
+                    f"ARYVAL({array_id}, {k}): {owner.label} has NS = {states}, NO = {outputs}",
+                    line,
+                    column,
+                    self.source,
+                )
+            return ("state", owner.label, k - 1) if kind == "X" else gse_output_entry(self, owner, k - 1)
         A, _, C, D, inputs = self.state_equations(owner)
         size = A.shape[0] if kind == "X" else C.shape[0]
         if not 1 <= k <= size:
@@ -538,8 +572,11 @@ class _Builder:
             return ("state", owner.label, k - 1)
         return ("output", owner.label, tuple(C[k - 1]), tuple(D[k - 1]), inputs)
 
-    def expression(self, statement: Statement, keyword: str, text: str | None = None) -> Expression:
-        """Compile the expression of ``keyword`` (or ``text`` generated for the statement)."""
+    def expression(
+        self, statement: Statement, keyword: str, text: str | None = None, solving: str | None = None
+    ) -> Expression:
+        """Compile the expression of ``keyword`` (or ``text`` generated for the statement).
+        ``solving``: the implicit DIFF whose residual this is, the only one whose DIF1 it may read."""
         argument = statement.arguments.get(keyword)
         if text is None:
             if argument is None:
@@ -549,11 +586,24 @@ class _Builder:
             locate = lambda offset: statement.text.where(argument.offset + offset)
         else:
             locate = lambda offset: (statement.line, statement.column)
-        return compile_expression(text, self.units, self, locate, self.source)
+        expression = compile_expression(text, self.units, self, locate, self.source)
+        foreign = sorted(expression.rates - {solving})
+        if foreign:
+            line, column = (argument.line, argument.column) if argument else (statement.line, statement.column)
+            raise UnsupportedFunction(
+                f"DIF1 of the implicit {', '.join(foreign)} outside its own FUNCTION (the rate of an implicit DIFF "
+                "is known only while its residual is solved)",
+                line,
+                column,
+                self.source,
+            )
+        return expression
 
-    def state_expression(self, statement: Statement, keyword: str, text: str | None = None) -> Expression:
+    def state_expression(
+        self, statement: Statement, keyword: str, text: str | None = None, solving: str | None = None
+    ) -> Expression:
         """An expression for a force: it may read time and marker states, not accelerations or loads."""
-        expression = self.expression(statement, keyword, text)
+        expression = self.expression(statement, keyword, text, solving)
         late = expression.needs & {"acceleration", "loads"}
         if late:
             argument = statement.arguments.get(keyword)
@@ -676,22 +726,37 @@ class _Builder:
     # -- first-order states: DIFF, LSE, TFSISO ------------------------------------------------
 
     def build_diff(self, statement: Statement) -> None:
-        """DIFF: dx/dt = FUNCTION (in the dataset's time unit), x(0) = IC (default 0)."""
-        if statement.has("IMPLICIT"):
-            raise UnsupportedFunction("an implicit DIFF (0 = FUNCTION)", statement.line, statement.column, self.source)
-        expression = self.state_expression(statement, "FUNCTION")
+        """DIFF: dx/dt = FUNCTION (in the dataset's time unit), x(0) = IC (default 0).
+
+        IMPLICIT: 0 = FUNCTION, with DIF1 of this DIFF in it standing for the state's rate (a
+        ``DifferentialEquation(implicit=True)``: Newton finds the rate at every evaluation). IC
+        may then give a second value, ADAMS's first guess of the rate, which that Newton
+        solve from zero does not need."""
+        implicit = statement.has("IMPLICIT")
+        if statement.has("STATIC_HOLD"):
+            self.report_static_hold(statement)
+        expression = self.state_expression(statement, "FUNCTION", solving=statement.label if implicit else None)
         initial = statement.get("IC", 0.0)
         initial = initial if isinstance(initial, tuple) else (initial,)
-        if len(initial) != 1:
-            raise self.fail(statement, f"IC takes one value for an explicit DIFF, got {len(initial)}", "IC")
+        if implicit and statement.label not in expression.rates:
+            raise self.fail(
+                statement,
+                f"the FUNCTION of an implicit DIFF is a residual 0 = f(DIF({statement.id}), DIF1({statement.id}), ...) "
+                f"and must contain DIF1({statement.id}); for dx/dt = f leave out IMPLICIT",
+                "FUNCTION",
+            )
+        if len(initial) > (2 if implicit else 1):
+            kind = "x(0) and the guess of dx/dt(0) for an implicit" if implicit else "one value for an explicit"
+            raise self.fail(statement, f"IC takes {kind} DIFF, got {len(initial)} values", "IC")
         per_second = 1.0 / self.units.factor("time")
         evaluate = _evaluator(expression, statement.label)
+        if implicit:
+            rate = lambda t, x, x_dot, measure: evaluate(measure, x_dot)
+        else:
+            rate = lambda t, x, measure: per_second * evaluate(measure)
         self.model.add(
             DifferentialEquation(
-                self.name(statement),
-                lambda t, x, measure: per_second * evaluate(measure),
-                initial=float(initial[0]),
-                reads=expression.markers,
+                self.name(statement), rate, initial=float(initial[0]), reads=expression.markers, implicit=implicit
             )
         )
 
@@ -747,36 +812,43 @@ class _Builder:
 
     def build_lse(self, statement: Statement) -> None:
         """LSE (and TFSISO): x' = A x + B u, y = C x + D u, u the VARIABLEs of the U array."""
+        if statement.has("STATIC_HOLD"):
+            self.report_static_hold(statement)
         A, B, C, D, inputs = self.state_equations(statement)
-        expressions = [self.state_expression(self.variable_statement(v, statement), "FUNCTION") for v in inputs]
-        evaluators = [_evaluator(e, statement.label) for e in expressions]
+        input_values, reads = self.input_values(statement, inputs)
         per_second = 1.0 / self.units.factor("time")
-
-        def input_values(measure: Measure) -> FloatArray:
-            return np.array([evaluate(measure) for evaluate in evaluators]) if evaluators else np.zeros(1)
-
-        initial = None
-        if statement.has("IC"):
-            initial = [
-                entry
-                for _, entry in (
-                    self.array_entry(statement.get("IC"), k + 1, statement.line, 0) for k in range(A.shape[0])
-                )
-            ]
+        initial = self.initial_array(statement, A.shape[0]) if statement.has("IC") else None
         self.model.add(
             StateSpace(
                 self.name(statement),
                 per_second * A,
                 per_second * B,
                 C if C.shape[0] else np.zeros((1, A.shape[0])),
-                input_values,
+                input_values if inputs else lambda measure: np.zeros(1),
                 D=D if C.shape[0] else np.zeros((1, B.shape[1])),
                 initial=initial,
-                reads=tuple(m for e in expressions for m in e.markers),
+                reads=reads,
             )
         )
 
     build_tfsiso = build_lse
+
+    def input_values(
+        self, statement: Statement, variable_ids: tuple[int, ...]
+    ) -> tuple[Callable[[Measure], FloatArray], tuple[Marker, ...]]:
+        """The values (k,) of the input VARIABLEs ``variable_ids`` of ``statement`` (an LSE, TFSISO
+        or GSE) at the instant of a ``Measure``, in the dataset's units, and the markers they read."""
+        expressions = [self.state_expression(self.variable_statement(v, statement), "FUNCTION") for v in variable_ids]
+        evaluators = [_evaluator(e, statement.label) for e in expressions]
+
+        def values(measure: Measure) -> FloatArray:
+            return np.array([evaluate(measure) for evaluate in evaluators], dtype=float)
+
+        return values, tuple(m for e in expressions for m in e.markers)
+
+    def initial_array(self, statement: Statement, size: int) -> list[float]:
+        """The ``size`` numbers of the IC array of an LSE, TFSISO or GSE ``statement``."""
+        return [self.array_entry(statement.get("IC"), k + 1, statement.line, 0)[1] for k in range(size)]  # type: ignore[arg-type]
 
     def variable_statement(self, variable_id: int, user: Statement) -> Statement:
         variable = self.statements.get(("VARIABLE", variable_id))
@@ -976,16 +1048,35 @@ class _Builder:
         )
 
 
-def _evaluator(expression: Expression, owner: str) -> Callable[[Measure], float]:
-    """``expression`` evaluated at the instant of a ``Measure`` (its markers looked up there);
-    a value that is not a finite number raises ``ValueError`` naming ``owner``."""
+def _evaluator(expression: Expression, owner: str) -> Callable[..., float]:
+    """``evaluate(measure, rate=None)``: ``expression`` at the instant of a ``Measure`` (its markers
+    looked up there), an implicit DIFF's residual at the trial ``rate`` [1/s] of its state; a
+    value that is not a finite number raises ``ValueError`` naming ``owner``."""
 
-    def evaluate(measure: Measure) -> float:
+    def evaluate(measure: Measure, rate: float | None = None) -> float:
         bound = expression.bind([measure.marker_index(m) for m in expression.markers])
+        measurements = measure.measurements if rate is None else _SolvingFor(measure.measurements, rate)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            value = float(bound(measure.measurements))
+            value = float(bound(measurements))
         if not np.isfinite(value):
             raise ValueError(f"{owner}: {expression.text!r} is {value} at t = {measure.t:g} s")
         return value
 
     return evaluate
+
+
+class _SolvingFor:
+    """A ``Measurements`` with the trial rate [1/s] of the implicit DIFF whose residual is being
+    evaluated: what ``DIF1`` of that DIFF reads (``c.rate``; ``Builder.expression`` lets no other
+    expression read it)."""
+
+    def __init__(self, measurements: Measurements, rate: float) -> None:
+        self._measurements = measurements
+        self._rate = float(rate)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._measurements, name)
+
+    def rate(self, owner: str, k: int) -> float:
+        """The trial rate of the DIFF being solved (``owner``, state ``k`` = 0)."""
+        return self._rate

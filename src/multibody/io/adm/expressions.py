@@ -17,7 +17,10 @@ Values are in the dataset's units: measurements are divided by the SI size of th
 (``Units``), and the caller scales the result. ``VARVAL(id)`` is inlined: the VARIABLE's
 expression is compiled into the same function once, and every VARVAL of it reads that value
 (cycles are errors); so is ``DIF1(id)``, the FUNCTION of DIFF ``id``. ``DIF(id)`` and
-``ARYVAL(id, k)`` of an X or Y array read first-order states (``Measurements.state``).
+``ARYVAL(id, k)`` of an X or Y array read first-order states (``Measurements.state``); an output
+of a GSE calls the Python function standing in for its subroutine (``multibody.io.adm.gse``).
+``DIF1`` of an implicit DIFF reads ``c.rate(owner, 0)``, the rate its residual is being solved
+for: only that DIFF's own FUNCTION can be evaluated with it (``Expression.rates``).
 """
 
 from __future__ import annotations
@@ -133,9 +136,16 @@ class Resolver(Protocol):
         """The FUNCTION of an explicit DIFF (its state's rate), for DIF1."""
         ...
 
+    def implicit_diff(self, diff_id: int, line: int, column: int) -> str | None:
+        """The element name of DIFF ``diff_id`` when it is implicit (DIF1 of it is then the rate its
+        residual is solved for), else None."""
+        ...
+
     def array_entry(self, array_id: int, k: int, line: int, column: int) -> tuple:
         """What ARYVAL(array_id, k) reads: ("number", value), ("variable", VARIABLE id), ("state",
-        owner, index) or ("output", owner, C row, D row, input VARIABLE ids)."""
+        owner, index), ("output", owner, C row, D row, input VARIABLE ids) of a linear element, or
+        ("call", function, output index, owner, number of states, input VARIABLE ids) of a GSE:
+        ``function(time, x, u)`` gives its outputs (``multibody.io.adm.gse.OutputCall``)."""
         ...
 
 
@@ -143,14 +153,17 @@ class Resolver(Protocol):
 class Expression:
     """A compiled expression. ``markers`` are the model markers it reads (bound to system indices
     by ``bind``); ``needs`` says what it reads: "time", "state" (marker positions and
-    velocities), "states" (first-order states: DIF, ARYVAL), "acceleration", "loads" (element forces)."""
+    velocities), "states" (first-order states: DIF, ARYVAL), "acceleration", "loads" (element
+    forces). ``curves`` are the callables it calls: spline curves and GSE output functions."""
 
     text: str
     code: str
     markers: tuple[Marker, ...]
-    curves: tuple[functions.Curve, ...]
+    curves: tuple[Callable, ...]
     needs: frozenset[str]
     function: Callable
+    rates: frozenset[str] = frozenset()
+    """the implicit DIFFs whose rate (DIF1) it reads: evaluated with ``c.rate`` giving it"""
 
     def bind(self, marker_indices: Sequence[int]) -> Callable[[Measurements], functions.Value]:
         """A callable of a ``Measurements`` with this expression's markers at ``marker_indices``."""
@@ -212,8 +225,9 @@ class _Output:
 
     statements: list[str] = field(default_factory=list)
     markers: list[Marker] = field(default_factory=list)
-    curves: list[functions.Curve] = field(default_factory=list)
+    curves: list[Callable] = field(default_factory=list)
     needs: set[str] = field(default_factory=set)
+    rates: set[str] = field(default_factory=set)
     variables: dict[tuple[str, int], str] = field(default_factory=dict)
     """value of each inlined VARIABLE (and DIFF rate, for DIF1) by (statement, id)"""
 
@@ -397,7 +411,12 @@ class _Compiler:
         if name == "DIF1":
             self._count(name, arguments, 1, 1, token)
             resolver = self._resolver(token)
-            return (yield from self.inline("DIFF", self._id(arguments[0], name), token, resolver.diff_rate))
+            diff_id = self._id(arguments[0], name)
+            implicit = resolver.implicit_diff(diff_id, *self._where(arguments[0][1]))
+            if implicit is not None:  # the rate being solved for, per the dataset's time unit
+                self.output.rates.add(implicit)
+                return self.output.emit(f"c.rate({implicit!r}, 0) * {self.units.factor('time')!r}")
+            return (yield from self.inline("DIFF", diff_id, token, resolver.diff_rate))
         if name == "ARYVAL":
             self._count(name, arguments, 2, 2, token)
             return (yield from self.array_value(arguments, token))
@@ -552,6 +571,17 @@ class _Compiler:
         if entry[0] == "state":
             self.output.needs.add("states")
             return self.output.emit(f"c.state({entry[1]!r}, {entry[2]})")
+        if entry[0] == "call":  # a GSE output: its function of time [dataset unit], states and inputs
+            _, function, k, owner, size, inputs = entry
+            self.output.needs |= {"time", "states"}
+            states = ", ".join(f"c.state({owner!r}, {j})" for j in range(size))
+            values = []
+            for variable_id in inputs:
+                values.append((yield from self.variable(variable_id, token)))
+            self.output.curves.append(function)
+            time = f"c.time / {self.units.factor('time')!r}"
+            call = f"s[{len(self.output.curves) - 1}]({time}, [{states}], [{', '.join(values)}])"
+            return self.output.emit(f"{call}[..., {k}]")
         _, owner, state_row, input_row, inputs = entry  # an output: C x + D u
         self.output.needs.add("states")
         terms = [f"{c!r} * c.state({owner!r}, {j})" for j, c in enumerate(state_row) if c != 0.0]
@@ -578,7 +608,13 @@ def compile_expression(
     namespace = {"F": functions, "np": np, "__builtins__": {}}
     exec(f"def expression(c, m, s):\n{code}", namespace)
     return Expression(
-        text, code, tuple(output.markers), tuple(output.curves), frozenset(output.needs), namespace["expression"]
+        text,
+        code,
+        tuple(output.markers),
+        tuple(output.curves),
+        frozenset(output.needs),
+        namespace["expression"],
+        frozenset(output.rates),
     )
 
 

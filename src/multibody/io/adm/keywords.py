@@ -88,6 +88,10 @@ DATASET: dict[str, Schema] = {
     "SPLINE": {"X": "reals", "Y": "reals", "LINEAR_EXTRAPOLATE": "flag"},
     "ARRAY": {"NUMBERS": "reals", "SIZE": "int", "VARIABLES": "ints"} | _kinds("flag", "IC", "U", "X", "Y"),
     "DIFF": {"FUNCTION": "expr", "IC": "reals", "IMPLICIT": "flag", "STATIC_HOLD": "flag"},
+    "GSE": _kinds("int", "NS", "NO", "X", "U", "Y", "IC", "ND", "XD", "ICD")
+    | _kinds("flag", "STATIC_HOLD", "IMPLICIT")
+    | _kinds("expr", "FUNCTION", "SAMPLE_PERIOD", "SAMPLE_OFFSET")
+    | _kinds("text", "ROUTINE", "INTERFACE"),
     "MATRIX": {"FULL": "word", "ROWS": "int", "COLUMNS": "int", "VALUES": "reals"},
     "LSE": _kinds("int", "X", "U", "Y", "A", "B", "C", "D", "IC") | {"STATIC_HOLD": "flag"},
     "TFSISO": _kinds("int", "X", "U", "Y") | _kinds("reals", "NUMERATOR", "DENOMINATOR") | {"STATIC_HOLD": "flag"},

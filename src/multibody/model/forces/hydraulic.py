@@ -24,8 +24,8 @@ stops act as stiff springs with dampers beyond the stroke.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -227,10 +227,43 @@ class HydraulicCylinder(ForceElement):
         return np.pi / 4.0 * np.array([self.bore**2, self.bore**2 - self.rod_diameter**2])
 
     @property
-    def drawing(self) -> dict[str, float]:
-        """What the animation draws: bore and rod diameter, retracted length [m]."""
+    def drawing(self) -> dict[str, object]:
+        """What the animation draws (bore and rod diameter, retracted length [m]) and, under
+        ``"hydraulics"``, what ``res.hydraulics`` recomputes flows from (``parameters``)."""
         retracted = self.input_length() if self.retracted_length is None else self.retracted_length
-        return {"bore": self.bore, "rod": self.rod_diameter, "retracted_length": retracted}
+        return {
+            "bore": self.bore,
+            "rod": self.rod_diameter,
+            "retracted_length": retracted,
+            "hydraulics": self.parameters,
+        }
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The hydraulic parameters as plain numbers (JSON-ready, SI), what ``flow_parts`` takes:
+        ``areas``, ``dead_volumes``, ``stroke``, ``bulk_modulus``, ``relief_pressure`` (None without
+        relief valves), ``relief_conductance`` and ``valve`` (None for a closed cylinder, else its
+        ``max_area``, ``discharge_coefficient``, ``density``, ``transition_pressure`` and the
+        supply's ``supply_pressure`` and ``tank_pressure``)."""
+        valve = None
+        if self.valve is not None and self.supply is not None:
+            valve = {
+                "max_area": self.valve.max_area,
+                "discharge_coefficient": self.valve.discharge_coefficient,
+                "density": self.valve.density,
+                "transition_pressure": self.valve.transition_pressure,
+                "supply_pressure": self.supply.pressure,
+                "tank_pressure": self.supply.tank_pressure,
+            }
+        return {
+            "areas": self.areas.tolist(),
+            "dead_volumes": self.dead_volumes.tolist(),
+            "stroke": self.stroke,
+            "bulk_modulus": self.bulk_modulus,
+            "relief_pressure": self.relief_pressure,
+            "relief_conductance": self.relief_conductance,
+            "valve": valve,
+        }
 
     def input_length(self) -> float:
         """The I-J distance [m] in the input configuration (bodies where the model puts them)."""
@@ -251,24 +284,57 @@ class HydraulicCylinder(ForceElement):
     def flows(self, pressures: ArrayLike, spool: ArrayLike | None = None) -> FloatArray:
         """Oil flows (..., 2) [m^3/s] into the chambers at ``pressures`` (..., 2) [Pa] and spool
         position ``spool`` (...) (e.g. ``res.hydraulics(name)`` histories): valve and relief flows."""
-        p = np.asarray(pressures, dtype=float)
-        Q = np.zeros_like(p)
-        if self.valve is not None:
-            valve, supply = self.valve, self.supply
-            Q = valve_flows(
-                np.asarray(spool, dtype=float),
-                p[..., 0],
-                p[..., 1],
-                supply.pressure,
-                supply.tank_pressure,  # type: ignore[union-attr]
-                valve.max_area,
-                valve.discharge_coefficient,
-                valve.density,
-                valve.transition_pressure,
-            )
-        if self.relief_pressure is not None:
-            Q = Q - relief_flows(p, self.relief_pressure, self.relief_conductance)
-        return Q
+        through_valve, relieved = flow_parts(pressures, spool, self.parameters)
+        return through_valve - relieved
+
+
+def flow_parts(
+    pressures: ArrayLike, spool: ArrayLike | None, parameters: Mapping[str, Any]
+) -> tuple[FloatArray, FloatArray]:
+    """``(into the chambers through the valve, out of them through the relief valves)``, each
+    (..., 2) [m^3/s], of a cylinder with ``parameters`` (``HydraulicCylinder.parameters``) at
+    chamber ``pressures`` (..., 2) [Pa] and spool position ``spool`` (...) (unused without a valve)."""
+    p = np.asarray(pressures, dtype=float)
+    through_valve, relieved = np.zeros_like(p), np.zeros_like(p)
+    valve = parameters["valve"]
+    if valve is not None:
+        through_valve = valve_flows(
+            np.asarray(spool, dtype=float),
+            p[..., 0],
+            p[..., 1],
+            valve["supply_pressure"],
+            valve["tank_pressure"],
+            valve["max_area"],
+            valve["discharge_coefficient"],
+            valve["density"],
+            valve["transition_pressure"],
+        )
+    if parameters["relief_pressure"] is not None:
+        relieved = relief_flows(p, parameters["relief_pressure"], parameters["relief_conductance"])
+    return through_valve, relieved
+
+
+def supply_and_tank_flows(spool: FloatArray, through_valve: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(Q_supply, Q_tank)`` (...) [m^3/s]: the flow a valve draws from the supply and the flow it
+    returns to tank, from its chamber flows ``through_valve`` (..., 2) (``valve_flows``) at spool
+    position ``spool`` (...). The valve is critically lapped: for u > 0 the supply feeds chamber 0
+    and chamber 1 drains to tank, for u < 0 the reverse, at u = 0 every port is shut."""
+    extending = np.asarray(spool) >= 0.0
+    supply = np.where(extending, through_valve[..., 0], through_valve[..., 1])
+    tank = -np.where(extending, through_valve[..., 1], through_valve[..., 0])
+    return supply, tank
+
+
+def piston_motion(
+    p_JI: FloatArray, v_JI: FloatArray, retracted_length: FloatArray | float
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``(along (..., 3), extension (...) [m], extension rate (...) [m/s])`` of a cylinder whose rod
+    end I sits at ``p_JI`` (..., 3) [m] from its barrel J and moves at ``v_JI`` (..., 3) [m/s]
+    relative to it: the unit vector J -> I, the piston's extension ``|p_JI| - retracted_length``
+    and its rate."""
+    length = np.linalg.norm(p_JI, axis=-1)
+    along = p_JI / np.where(length > 0.0, length, 1.0)[..., None]
+    return along, length - retracted_length, np.einsum("...j,...j->...", along, v_JI)
 
 
 def chamber_volumes(
@@ -280,6 +346,23 @@ def chamber_volumes(
     return np.stack(
         [dead_volumes[..., 0] + areas[..., 0] * s, dead_volumes[..., 1] + areas[..., 1] * (stroke - s)], axis=-1
     )
+
+
+def pressure_rates(
+    flows: FloatArray,
+    volumes: FloatArray,
+    extension_rate: FloatArray,
+    areas: FloatArray,
+    bulk_modulus: FloatArray | float,
+) -> FloatArray:
+    """Chamber pressure rates (..., 2) [Pa/s]: ``p' = beta / V (Q - V')`` with ``V_0' = A_0 s'`` and
+    ``V_1' = -A_1 s'``, from the ``flows`` into the chambers (..., 2) [m^3/s], their ``volumes``
+    (..., 2) [m^3], the extension rate s' (...) [m/s] and the ``areas`` (..., 2) [m^2]. A chamber
+    squeezed to nothing has no rate: NaN, which makes an integrator retry smaller steps and then
+    name the element."""
+    volume_rate = areas * np.stack([extension_rate, -np.asarray(extension_rate)], axis=-1)
+    positive = volumes > 0.0
+    return np.where(positive, bulk_modulus / np.where(positive, volumes, 1.0) * (flows - volume_rate), np.nan)
 
 
 def orifice_flow(
