@@ -34,59 +34,74 @@ FLAT_CAP = 1e-8
 """How far [-] the cylinder's x-axis steers the deepest rim point of a cap lying flat."""
 
 
-# 3-vectors are tuples (x, y, z) in the kernels: no array is allocated per pair or point.
+# 3-vectors are tuples (x, y, z) in the kernels: no array is allocated per pair or point. They are
+# indexed by constants only (a variable index into a tuple costs numba a copy to the stack).
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _row(a: np.ndarray, k: int) -> tuple:
     """Row ``k`` of an (n, 3) array."""
     return (a[k, 0], a[k, 1], a[k, 2])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _column(R: np.ndarray, m: int, c: int) -> tuple:
     """Column ``c`` of the rotation ``R[m]`` ((n, 3, 3) array)."""
     return (R[m, 0, c], R[m, 1, c], R[m, 2, c])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _put(a: np.ndarray, k: int, value: tuple) -> None:
+    """Set row ``k`` of an (n, 3) array."""
+    a[k, 0], a[k, 1], a[k, 2] = value[0], value[1], value[2]
+
+
+@njit(cache=True, inline="always")
+def _put_add(a: np.ndarray, k: int, value: tuple) -> None:
+    """Add to row ``k`` of an (n, 3) array."""
+    a[k, 0] += value[0]
+    a[k, 1] += value[1]
+    a[k, 2] += value[2]
+
+
+@njit(cache=True, inline="always")
 def _add(a: tuple, b: tuple) -> tuple:
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sub(a: tuple, b: tuple) -> tuple:
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _scale(s: float, a: tuple) -> tuple:
     return (s * a[0], s * a[1], s * a[2])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dot(a: tuple, b: tuple) -> float:
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cross(a: tuple, b: tuple) -> tuple:
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _clip01(x: float) -> float:
     return min(max(x, 0.0), 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def adams_step(x: float, x0: float, h0: float, x1: float, h1: float) -> float:
     """ADAMS's STEP: ``h0`` below ``x0``, ``h1`` above ``x1``, a cubic with zero end slopes between."""
     xi = _clip01((x - x0) / (x1 - x0))
     return h0 + (h1 - h0) * xi * xi * (3.0 - 2.0 * xi)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _store(
     k: int,
     at: tuple,
@@ -101,15 +116,14 @@ def _store(
     """Store a point of pair ``k`` when it penetrates (``d`` > 0); returns the new count."""
     if d > 0.0:
         row[count] = k
-        for c in range(3):
-            point[count, c] = at[c]
-            normal[count, c] = n[c]
+        _put(point, count, at)
+        _put(normal, count, n)
         depth[count] = d
         count += 1
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sphere_on_plane(centre: tuple, radius: float, p_B: tuple, n: tuple) -> tuple:
     """A sphere (a point when ``radius`` is 0) against the plane through ``p_B`` with normal
     ``n``: (contact point, depth)."""
@@ -117,7 +131,7 @@ def _sphere_on_plane(centre: tuple, radius: float, p_B: tuple, n: tuple) -> tupl
     return _sub(centre, _scale(radius - 0.5 * d, n)), d
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sphere_pair(c_A: tuple, r_A: float, c_B: tuple, r_B: float) -> tuple:
     """Sphere A against sphere B: (contact point, normal, depth); concentric: normal +z."""
     offset = _sub(c_A, c_B)
@@ -127,7 +141,7 @@ def _sphere_pair(c_A: tuple, r_A: float, c_B: tuple, r_B: float) -> tuple:
     return _add(c_B, _scale(r_B - 0.5 * d, n)), n, d
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _closest_on_segment(start: tuple, end: tuple, p: tuple) -> tuple:
     """The point of segment ``start``-``end`` closest to ``p``."""
     axis = _sub(end, start)
@@ -136,7 +150,7 @@ def _closest_on_segment(start: tuple, end: tuple, p: tuple) -> tuple:
     return _add(start, _scale(s, axis))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _closest_between_segments(p1: tuple, q1: tuple, p2: tuple, q2: tuple) -> tuple:
     """Closest points of segments p1-q1 and p2-q2 (clamped parameters; parallel segments take
     the first segment's start projected)."""
@@ -304,9 +318,8 @@ def point_loads(
             mu = adams_step(speed, v_s, mu_static[k], v_t, mu_dynamic[k])
         scale = mu * force / (speed if speed > 0.0 else 1.0)
         normal_force[p] = force
-        for c in range(3):
-            friction[p, c] = -scale * s[c]
-            slip[p, c] = s[c]
+        _put(friction, p, _scale(-scale, s))
+        _put(slip, p, s)
         rate[p] = closing
         elastic[p] = spring
     return normal_force, friction, slip, rate, elastic
@@ -376,9 +389,8 @@ def element_loads(
         e = element[k]
         F_I = _scale(i_is_a[k], _add(_scale(normal_force[p], _row(normal, p)), _row(friction, p)))
         T_I = _cross(_sub(_row(point, p), _row(p_M, i_marker[k])), F_I)
-        for c in range(3):
-            force[e, c] += F_I[c]
-            torque[e, c] += T_I[c]
+        _put_add(force, e, F_I)
+        _put_add(torque, e, T_I)
         value[e] += normal_force[p]
         potential += elastic[p] * depth[p] / (exponent[k] + 1.0)
         dissipated += (normal_force[p] - elastic[p]) * rate[p] - _dot(_row(friction, p), _row(slip, p))

@@ -30,7 +30,8 @@ Meaning, from the ADAMS/Solver reference:
   contact has friction when MU_STATIC is given.
 
 Keywords this reader does not take (IFLIP_GEOMETRY, NORMAL_FUNCTION, AUGMENTED_LAGRANGIAN_...)
-are reported as not simulated by the parser.
+are reported as not simulated by the parser; a CONTACT without IGEOM and JGEOM is reported as a
+statement not simulated.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
     from multibody.io.adm.parser import Statement
 
 CONTACT_KEYWORDS: dict[str, str] = {
+    "I": "int",
+    "J": "int",
     "IGEOM": "ints",
     "JGEOM": "ints",
     "IMPACT": "flag",
@@ -63,7 +66,9 @@ CONTACT_KEYWORDS: dict[str, str] = {
     "STICTION_TRANSITION_VELOCITY": "real",
     "FRICTION_TRANSITION_VELOCITY": "real",
 }
-"""The CONTACT keywords this reader takes, with their value kinds (``multibody.io.adm.keywords``)."""
+"""The CONTACT keywords this reader knows, with their value kinds (``multibody.io.adm.keywords``).
+I and J (a pair of markers) are known so that they are not read as abbreviations of IGEOM or
+IMPACT: a CONTACT without IGEOM and JGEOM is reported as a statement the reader does not take."""
 
 CONTACT_SHAPES = (Sphere, Box, Cylinder, Plane)
 """The shapes GRAPHICS solids draw that a CONTACT takes."""
@@ -77,6 +82,15 @@ def build_contact(builder: Builder, statement: Statement) -> None:
     A CONTACT read before one of its GRAPHICS statements is read again after every statement of
     the dataset (it is appended once more to ``builder.order``), so that the shapes it touches
     are the ones drawn."""
+    if not (statement.has("IGEOM") and statement.has("JGEOM")):
+        builder.report(
+            statement.line,
+            statement.column,
+            f"statement {statement.name}",
+            NOT_SIMULATED,
+            "only a CONTACT between GRAPHICS solids (IGEOM, JGEOM) is read",
+        )
+        return
     geometries = {role: _geometry_ids(builder, statement, role) for role in ("IGEOM", "JGEOM")}
     records: dict[int, Graphics] = {}
     for role, ids in geometries.items():
