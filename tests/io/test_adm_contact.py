@@ -120,3 +120,19 @@ def test_contact_errors_name_the_statement() -> None:
         parse_adm(
             DECK.format(floor_graphics=FLOOR, ball_graphics=f"{BALL}\n{POISSON.replace('JGEOM = 1', 'JGEOM = 9')}")
         )
+
+
+def test_each_pair_of_listed_geometries_is_one_contact() -> None:
+    """IGEOM and JGEOM may list several GRAPHICS: every I-J pair is a contact, CONTACT/id.k."""
+    wall = (
+        "MARKER/4, PART = 1, QP = 300, 0, 0, REULER = 90D, -90D, 0\n"
+        "GRAPHICS/4, PLANE, RM = 4, XMIN = -1, XMAX = 1, YMIN = -1, YMAX = 1"
+    )
+    statement = POISSON.replace("JGEOM = 1", "JGEOM = 1, 4")
+    model = parse_adm(DECK.format(floor_graphics=f"{FLOOR}\n{wall}", ball_graphics=f"{BALL}\n{statement}")).check()
+    assert list(model.forces) == ["CONTACT/8.1", "CONTACT/8.2"]
+    floor, wall_shape = model.ground.shapes
+    assert model.forces["CONTACT/8.1"].j_geometry is floor
+    assert model.forces["CONTACT/8.2"].j_geometry is wall_shape
+    # The wall's plane faces the ball: its normal (RM's z) is world -x.
+    np.testing.assert_allclose(wall_shape.orientation[:, 2], [-1.0, 0.0, 0.0], atol=1e-15)
