@@ -85,8 +85,9 @@ def test_contact_statement_runs_as_the_python_model(statement: str, law: dict[st
     expected_position, expected_velocity = motion(python_model(**law), "ball")
     # The ball falls 10 mm, strikes at 0.44 m/s and rebounds (IMPACT: with rolling friction).
     assert np.min(position[:, 2]) < RADIUS
-    # The same equations from inputs equal to the last bit (mm -> m conversions round at 1e-16):
-    # the two runs take the same steps, so they agree to round-off amplified over ~1e3 steps.
+    # The same equations from the same SI numbers (the reader's mm -> m conversions give the very
+    # values written above): the runs take the same ~580 steps and were measured bit-identical;
+    # 1e-12 m and 1e-10 m/s leave room for round-off only (a changed step would differ by ~1e-9).
     np.testing.assert_allclose(position, expected_position, rtol=0.0, atol=1e-12)
     np.testing.assert_allclose(velocity, expected_velocity, rtol=0.0, atol=1e-10)
 
