@@ -86,8 +86,9 @@ def test_contact_statement_runs_as_the_python_model(statement: str, law: dict[st
     # The ball falls 10 mm, strikes at 0.44 m/s and rebounds (IMPACT: with rolling friction).
     assert np.min(position[:, 2]) < RADIUS
     # The same equations from the same SI numbers (the reader's mm -> m conversions give the very
-    # values written above): the runs take the same ~580 steps and were measured bit-identical;
-    # 1e-12 m and 1e-10 m/s leave room for round-off only (a changed step would differ by ~1e-9).
+    # values written above): the runs take the same ~580 steps and were measured bit-identical.
+    # 1e-12 m and 1e-10 m/s leave room for round-off only: runs from a start height one bit
+    # apart took other steps and differed by 1.4e-10 m.
     np.testing.assert_allclose(position, expected_position, rtol=0.0, atol=1e-12)
     np.testing.assert_allclose(velocity, expected_velocity, rtol=0.0, atol=1e-10)
 
