@@ -1,6 +1,7 @@
 """Compliant contact kernel (``multibody.model.forces.contact``): broad phase by bounding spheres,
-exact narrow phase per geometry pair (vectorized over the pairs of one kind), then the normal
-law and Coulomb friction vectorized over every contact point.
+exact narrow phase per geometry pair, then the normal law and Coulomb friction at every contact
+point. The primitive pairs and the laws are compiled passes over the whole group
+(``contact_kernel``); mesh pairs take their convex hulls' numpy evaluation here.
 
 Each pair is taken in its canonical order (A, B) (``PAIRS``): a contact point has a position
 ``P`` (world, midway between the two surfaces), a unit normal ``n`` from B towards A and a
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from multibody.formulation.forces import contact_kernel
 from multibody.formulation.forces.family import (
     ForceFamily,
     GroupContext,
@@ -23,15 +25,14 @@ from multibody.formulation.forces.family import (
     LoadOutputs,
     element_indices,
 )
-from multibody.formulation.forces.friction import adams_step, contact_mode
+from multibody.formulation.forces.friction import contact_mode
 from multibody.model.forces.base import ForceElement
-from multibody.model.forces.contact import LAWS, PAIRS, POISSON_BLEND, Contact
+from multibody.model.forces.contact import LAWS, PAIRS, Contact
 from multibody.model.geometry import Box, Capsule, Cylinder, Mesh, Shape, Sphere
-from multibody.spatial.rotations import FloatArray, cross
+from multibody.spatial.rotations import FloatArray
 
 PAIR_NAMES = tuple(PAIRS.values())
 LAW_CODE = {law: code for code, law in enumerate(LAWS)}
-IMPACT, POISSON, HUNT_CROSSLEY = LAW_CODE["impact"], LAW_CODE["poisson"], LAW_CODE["hunt_crossley"]
 
 
 @dataclass(frozen=True)
@@ -166,80 +167,6 @@ def _against_plane(
     return ContactPoints(row, point, n, depth)
 
 
-def _sphere_pairs(row: IntArray, c_A: FloatArray, r_A: FloatArray, c_B: FloatArray, r_B: FloatArray) -> ContactPoints:
-    """Spheres A against spheres B (centres (k,3), radii (k,))."""
-    offset = c_A - c_B
-    distance = np.linalg.norm(offset, axis=1)
-    n = offset / np.where(distance > 0.0, distance, 1.0)[:, None]
-    n[distance == 0.0] = (0.0, 0.0, 1.0)  # concentric: any direction separates them
-    depth = r_A + r_B - distance
-    return ContactPoints(row, c_B + (r_B - 0.5 * depth)[:, None] * n, n, depth)
-
-
-FLAT_CAP = 1e-8
-"""How far [-] the cylinder's x-axis steers the deepest rim point of a cap lying flat."""
-
-
-def _cylinder_rims(
-    row: IntArray,
-    p_A: FloatArray,
-    R_A: FloatArray,
-    radius: FloatArray,
-    half: FloatArray,
-    p_B: FloatArray,
-    n: FloatArray,
-) -> ContactPoints:
-    """Cylinders (axis z of ``R_A``) against planes: per cap four rim points, the deepest along
-    ``-n``, its opposite and the two between. A cap lying flat has no deepest point: a nudge of
-    ``FLAT_CAP`` towards the cylinder's x-axis picks one smoothly (its error in depth is
-    ``radius FLAT_CAP^2 / tilt^2 / 2``, nil once the cap tilts by more than about 1e-4 rad)."""
-    axis = R_A[:, :, 2]
-    down = -(n - np.einsum("kc,kc->k", n, axis)[:, None] * axis) + FLAT_CAP * R_A[:, :, 0]
-    u = down / np.linalg.norm(down, axis=1)[:, None]
-    w = cross(axis, u)
-    rims = []
-    for side in (-1.0, 1.0):
-        cap = p_A + side * half[:, None] * axis
-        for direction in (u, -u, w, -w):
-            rims.append(cap + radius[:, None] * direction)
-    count = len(rims)
-    return _against_plane(
-        np.tile(row, count),
-        np.concatenate(rims),
-        np.zeros(count * row.size),
-        np.tile(p_B, (count, 1)),
-        np.tile(n, (count, 1)),
-    )
-
-
-def _closest_on_segment(start: FloatArray, end: FloatArray, point: FloatArray) -> FloatArray:
-    """The points of segments ``start``-``end`` (k,3) closest to ``point`` (k,3)."""
-    axis = end - start
-    length2 = np.einsum("kc,kc->k", axis, axis)
-    s = np.clip(np.einsum("kc,kc->k", point - start, axis) / np.where(length2 > 0.0, length2, 1.0), 0.0, 1.0)
-    return start + s[:, None] * axis
-
-
-def _closest_between_segments(
-    p1: FloatArray, q1: FloatArray, p2: FloatArray, q2: FloatArray
-) -> tuple[FloatArray, FloatArray]:
-    """Closest points (k,3) of segments p1-q1 and p2-q2 (clamped parameters; parallel segments
-    take the first segment's start projected)."""
-    d1, d2, r = q1 - p1, q2 - p2, p1 - p2
-    a = np.einsum("kc,kc->k", d1, d1)
-    e = np.einsum("kc,kc->k", d2, d2)
-    f = np.einsum("kc,kc->k", d2, r)
-    c = np.einsum("kc,kc->k", d1, r)
-    b = np.einsum("kc,kc->k", d1, d2)
-    denominator = a * e - b * b
-    parallel = denominator <= 1e-12 * a * e
-    s = np.where(parallel, 0.0, np.clip((b * f - c * e) / np.where(parallel, 1.0, denominator), 0.0, 1.0))
-    t = (b * s + f) / e
-    t_clipped = np.clip(t, 0.0, 1.0)
-    s = np.where(t != t_clipped, np.clip((b * t_clipped - c) / a, 0.0, 1.0), s)
-    return p1 + s[:, None] * d1, p2 + t_clipped[:, None] * d2
-
-
 def _inside_hull(
     row: int, points: FloatArray, hull: ConvexHull, p_W: FloatArray, R_W: FloatArray, outward: float
 ) -> ContactPoints:
@@ -285,79 +212,17 @@ def _mesh_pairs(group: ContactGroup, rows: IntArray, p_M: FloatArray, R_WM: Floa
     return parts
 
 
-def narrow_phase(group: ContactGroup, rows: IntArray, p_M: FloatArray, R_WM: FloatArray) -> ContactPoints:
-    """Contact points (penetrating or not) of the pair rows ``rows`` that passed the broad phase."""
-    parts: list[ContactPoints] = []
-    for code, name in enumerate(PAIR_NAMES):
-        k = rows[group.pair[rows] == code]
-        if not k.size:
-            continue
-        p_A, R_A = p_M[group.marker_a[k]], R_WM[group.marker_a[k]]
-        p_B, R_B = p_M[group.marker_b[k]], R_WM[group.marker_b[k]]
-        size_a, size_b = group.size_a[k], group.size_b[k]
-        if name == "sphere_plane":
-            parts.append(_against_plane(k, p_A, size_a[:, 0], p_B, R_B[:, :, 2]))
-        elif name == "sphere_sphere":
-            parts.append(_sphere_pairs(k, p_A, size_a[:, 0], p_B, size_b[:, 0]))
-        elif name == "box_plane":
-            signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
-            corners = p_A[:, None, :] + np.einsum("kij,kvj->kvi", R_A, signs[None, :, :] * size_a[:, None, :])
-            n = np.repeat(R_B[:, :, 2], 8, axis=0)
-            parts.append(
-                _against_plane(
-                    np.repeat(k, 8), corners.reshape(-1, 3), np.zeros(8 * k.size), np.repeat(p_B, 8, axis=0), n
-                )
-            )
-        elif name == "capsule_plane":
-            half = size_a[:, 1:2] * R_A[:, :, 2]
-            ends = np.concatenate([p_A + half, p_A - half])
-            parts.append(
-                _against_plane(
-                    np.tile(k, 2), ends, np.tile(size_a[:, 0], 2), np.tile(p_B, (2, 1)), np.tile(R_B[:, :, 2], (2, 1))
-                )
-            )
-        elif name == "cylinder_plane":
-            n = R_B[:, :, 2]
-            parts.append(_cylinder_rims(k, p_A, R_A, size_a[:, 0], size_a[:, 1], p_B, n))
-        elif name == "sphere_capsule":
-            half = size_b[:, 1:2] * R_B[:, :, 2]
-            nearest = _closest_on_segment(p_B - half, p_B + half, p_A)
-            parts.append(_sphere_pairs(k, p_A, size_a[:, 0], nearest, size_b[:, 0]))
-        elif name == "capsule_capsule":
-            half_a, half_b = size_a[:, 1:2] * R_A[:, :, 2], size_b[:, 1:2] * R_B[:, :, 2]
-            on_a, on_b = _closest_between_segments(p_A - half_a, p_A + half_a, p_B - half_b, p_B + half_b)
-            parts.append(_sphere_pairs(k, on_a, size_a[:, 0], on_b, size_b[:, 0]))
-        elif name in ("mesh_plane", "mesh_mesh"):
-            parts += _mesh_pairs(group, k, p_M, R_WM)
-    return ContactPoints.join(parts)
-
-
-def broad_phase(group: ContactGroup, p_M: FloatArray) -> IntArray:
-    """Rows whose bounding spheres overlap (every pair with a plane, which is unbounded)."""
-    distance = np.linalg.norm(p_M[group.marker_a] - p_M[group.marker_b], axis=1)
-    return np.flatnonzero(distance <= group.bound_a + group.bound_b)
-
-
-def normal_force(group: ContactGroup, row: IntArray, depth: FloatArray, rate: FloatArray) -> FloatArray:
-    """Normal force (k,) [N] >= 0 of the points of rows ``row`` at penetration ``depth`` and its rate."""
-    law = group.law[row]
-    elastic = group.stiffness[row] * depth ** group.exponent[row]
-    impact = elastic + adams_step(depth, 0.0, 0.0, group.penetration_depth[row], group.damping[row]) * rate
-    hunt_crossley = elastic * (1.0 + group.damping[row] * rate)
-    closing = 0.5 * (1.0 + np.tanh(rate / POISSON_BLEND))
-    restitution2 = group.restitution[row] ** 2
-    poisson = elastic * (restitution2 + (1.0 - restitution2) * closing)
-    force = np.where(law == IMPACT, impact, np.where(law == HUNT_CROSSLEY, hunt_crossley, poisson))
-    return np.maximum(force, 0.0)
-
-
-def friction_coefficient(group: ContactGroup, row: IntArray, speed: FloatArray) -> FloatArray:
-    """ADAMS's contact friction curve (k,): 0 at rest, mu_s at the stiction velocity, mu_d from
-    the transition velocity on."""
-    v_s, v_t = group.stiction_velocity[row], group.transition_velocity[row]
-    rising = adams_step(speed, 0.0, 0.0, v_s, group.mu_static[row])
-    falling = adams_step(speed, v_s, group.mu_static[row], v_t, group.mu_dynamic[row])
-    return np.where(speed <= v_s, rising, falling)
+def narrow_phase(group: ContactGroup, p_M: FloatArray, R_WM: FloatArray) -> ContactPoints:
+    """Broad and narrow phase: the penetrating contact points of every pair."""
+    row, point, normal, depth, meshes = contact_kernel.primitive_points(
+        group.pair, group.marker_a, group.marker_b, group.size_a, group.size_b, group.bound_a, group.bound_b, p_M, R_WM
+    )
+    primitive = ContactPoints(row, point, normal, depth)
+    if not meshes.size:
+        return primitive
+    found = ContactPoints.join([primitive, *_mesh_pairs(group, meshes, p_M, R_WM)])
+    touching = found.depth > 0.0
+    return ContactPoints(found.row[touching], found.point[touching], found.normal[touching], found.depth[touching])
 
 
 @dataclass(frozen=True)
@@ -374,46 +239,55 @@ class ContactState:
     """(k,) penetration rate [m/s]"""
 
 
+def _law_arrays(group: ContactGroup) -> tuple[FloatArray, ...]:
+    """The group's arrays the laws read, in the kernels' argument order."""
+    return (
+        group.marker_a,
+        group.marker_b,
+        group.law,
+        group.stiffness,
+        group.exponent,
+        group.damping,
+        group.penetration_depth,
+        group.restitution,
+        group.mu_static,
+        group.mu_dynamic,
+        group.stiction_velocity,
+        group.transition_velocity,
+    )
+
+
 def contact_state(group: ContactGroup, inputs: LoadInputs) -> ContactState:
     """Broad and narrow phase, then the laws, at one instant (only penetrating points kept)."""
-    p_M, v_M, R_WM, w_M = inputs.p_M, inputs.v_M, inputs.R_WM, inputs.w_M
-    found = narrow_phase(group, broad_phase(group, p_M), p_M, R_WM)
-    touching = found.depth > 0.0
-    points = ContactPoints(found.row[touching], found.point[touching], found.normal[touching], found.depth[touching])
-    a, b = group.marker_a[points.row], group.marker_b[points.row]
-    velocity = v_M[a] + cross(w_M[a], points.point - p_M[a]) - v_M[b] - cross(w_M[b], points.point - p_M[b])
-    along = np.einsum("kc,kc->k", velocity, points.normal)
-    rate = -along
-    slip = velocity - along[:, None] * points.normal
-    speed = np.linalg.norm(slip, axis=1)
-    normal = normal_force(group, points.row, points.depth, rate)
-    mu = friction_coefficient(group, points.row, speed)
-    friction = -(mu * normal / np.where(speed > 0.0, speed, 1.0))[:, None] * slip
-    return ContactState(points, normal, friction, slip, rate)
+    points = narrow_phase(group, inputs.p_M, inputs.R_WM)
+    normal_force, friction, slip, rate, _ = contact_kernel.point_loads(
+        points.row, points.point, points.normal, points.depth, *_law_arrays(group), inputs.p_M, inputs.v_M, inputs.w_M
+    )
+    return ContactState(points, normal_force, friction, slip, rate)
 
 
 def evaluate_loads(group: ContactGroup, inputs: LoadInputs, out: LoadOutputs) -> None:
     """Contact loads on each element's I body at its marker origin, stored and dissipated energy."""
-    state = contact_state(group, inputs)
-    points, row = state.points, state.points.row
-    F_A = state.normal_force[:, None] * points.normal + state.friction_force
-    F_I = group.i_is_a[row][:, None] * F_A
-    arm = points.point - inputs.p_M[group.i_marker[row]]
-    n = group.element.size
-    force, torque, value = np.zeros((n, 3)), np.zeros((n, 3)), np.zeros(n)
-    np.add.at(force, row, F_I)
-    np.add.at(torque, row, cross(arm, F_I))
-    np.add.at(value, row, state.normal_force)
-    out.force[group.element] = force
-    out.torque[group.element] = torque
-    out.value[group.element] = value
-    exponent = group.exponent[row]
-    elastic = group.stiffness[row] * points.depth**exponent
-    out.potential += float(np.sum(elastic * points.depth / (exponent + 1.0)))
-    # power out of the mechanical system less what the elastic part stores: (F_n - k d^e) d' - F_t . slip
-    out.dissipated += float(
-        np.sum((state.normal_force - elastic) * state.rate) - np.sum(state.friction_force * state.slip)
+    p_M = inputs.p_M
+    points = narrow_phase(group, p_M, inputs.R_WM)
+    potential, dissipated = contact_kernel.element_loads(
+        group.element,
+        points.row,
+        points.point,
+        points.normal,
+        points.depth,
+        *_law_arrays(group),
+        group.i_is_a,
+        group.i_marker,
+        p_M,
+        inputs.v_M,
+        inputs.w_M,
+        out.force,
+        out.torque,
+        out.value,
     )
+    out.potential += potential
+    out.dissipated += dissipated
 
 
 def contact_quantities(group: ContactGroup, inputs: LoadInputs) -> dict[str, FloatArray]:
@@ -459,26 +333,17 @@ def approach_step_limit(group: ContactGroup, inputs: LoadInputs) -> float:
     plane's: the distance along its normal) by more than that gap plus ``APPROACH_FRACTION`` of
     its smaller bounding radius, at the current closing speed (the bounding spheres' rims moving
     with the bodies' spin included). Inf when no pair approaches."""
-    p_M, v_M, R_WM, w_M = inputs.p_M, inputs.v_M, inputs.R_WM, inputs.w_M
-    a, b = group.marker_a, group.marker_b
-    bound_a, bound_b = group.bound_a, group.bound_b
-    d = p_M[b] - p_M[a]
-    relative = v_M[b] - v_M[a] - cross(w_M[a], d)
-    plane_a, plane_b = np.isinf(bound_a), np.isinf(bound_b)
-    direction = np.where(plane_a[:, None], R_WM[a][:, :, 2], d / np.maximum(np.linalg.norm(d, axis=1), 1e-300)[:, None])
-    direction = np.where(plane_b[:, None], -R_WM[b][:, :, 2], direction)
-    finite_a, finite_b = np.where(plane_a, 0.0, bound_a), np.where(plane_b, 0.0, bound_b)
-    gap = np.einsum("nc,nc->n", d, direction) - finite_a - finite_b
-    closing = (
-        -np.einsum("nc,nc->n", relative, direction)
-        + finite_a * np.linalg.norm(w_M[a], axis=1)
-        + finite_b * np.linalg.norm(w_M[b], axis=1)
+    return contact_kernel.approach_step_limit(
+        group.marker_a,
+        group.marker_b,
+        group.bound_a,
+        group.bound_b,
+        APPROACH_FRACTION,
+        inputs.p_M,
+        inputs.v_M,
+        inputs.R_WM,
+        inputs.w_M,
     )
-    smaller = np.where(plane_a, finite_b, np.where(plane_b, finite_a, np.minimum(finite_a, finite_b)))
-    watched = (gap > 0.0) & (closing > 0.0) & ~(plane_a & plane_b)
-    if not np.any(watched):
-        return np.inf
-    return float(np.min((gap[watched] + APPROACH_FRACTION * smaller[watched]) / closing[watched]))
 
 
 CONTACT = ForceFamily(

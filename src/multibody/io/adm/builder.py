@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from multibody.io.adm import keywords
+from multibody.io.adm.contact import build_contact
 from multibody.io.adm.errors import AdmError, AdmReferenceError
 from multibody.io.adm.expressions import (
     Expression,
@@ -256,6 +257,7 @@ class _Builder:
             "BUSHING": self.build_bushing,
             "SPRINGDAMPER": self.build_springdamper,
             "FRICTION": lambda statement: build_friction(self, statement),
+            "CONTACT": lambda statement: build_contact(self, statement),
             "ACCGRAV": self.build_gravity,
             "DIFF": self.build_diff,
             "LSE": self.build_lse,

@@ -9,6 +9,7 @@ statement shares; ``ABBREVIATIONS`` lists the prefixes ADAMS resolves although t
 
 from __future__ import annotations
 
+from multibody.io.adm.contact import CONTACT_KEYWORDS
 from multibody.io.adm.friction import FRICTION_KEYWORDS
 
 Schema = dict[str, str]
@@ -36,7 +37,7 @@ JOINT_TYPES = (
     "CONVEL",
 )
 JPRIM_TYPES = ("ATPOINT", "INLINE", "INPLANE", "ORIENTATION", "PARALLEL_AXES", "PERPENDICULAR")
-GRAPHICS_SHAPES = ("CYLINDER", "BOX", "ELLIPSOID", "FRUSTUM", "CIRCLE", "ARC", "POINT")
+GRAPHICS_SHAPES = ("CYLINDER", "BOX", "ELLIPSOID", "SPHERE", "PLANE", "FRUSTUM", "CIRCLE", "ARC", "POINT")
 INTEGRATORS = ("GSTIFF", "WSTIFF", "CONSTANT_BDF", "HHT", "NEWMARK", "HASTIFF", "ABAM", "RKF45")
 FORMULATIONS = ("I3", "SI2", "SI1")
 
@@ -83,6 +84,7 @@ DATASET: dict[str, Schema] = {
     | _kinds("real", "K", "C", "LENGTH", "FORCE", "KT", "CT", "ANGLE", "TORQUE"),
     "GCON": {"I": "int", "FUNCTION": "expr"},
     "FRICTION": FRICTION_KEYWORDS,
+    "CONTACT": CONTACT_KEYWORDS,
     "ACCGRAV": _kinds("real", "IGRAV", "JGRAV", "KGRAV"),
     "VARIABLE": {"FUNCTION": "expr", "IC": "real"},
     "SPLINE": {"X": "reals", "Y": "reals", "LINEAR_EXTRAPOLATE": "flag"},
@@ -102,6 +104,7 @@ DATASET: dict[str, Schema] = {
     "GRAPHICS": _kinds("flag", *GRAPHICS_SHAPES)
     | _kinds("int", "CM", "CORNER", "SIDES", "SEGMENTS", "RM")
     | _kinds("real", "LENGTH", "RADIUS", "TOP", "BOTTOM", "X", "Y", "Z", "XSCALE", "YSCALE", "ZSCALE", "ANGLE")
+    | _kinds("real", "XMIN", "XMAX", "YMIN", "YMAX")
     | {"OUTLINE": "ints"},
     "OUTPUT": _kinds("flag", "REQSAVE", "GRSAVE", "DSCALE", "NOSEPARATOR", "SEPARATOR", "TELETYPE", "NOPRINT"),
     "RESULTS": _kinds("flag", "XRF", "FORMATTED", "NOACCELERATIONS", "NODATASTRUCTURES"),
