@@ -204,7 +204,23 @@ class CartesianFormulation:
 
     def gamma(self, state: Evaluation) -> FloatArray:
         """Acceleration right-hand side ``gamma`` at an evaluated state."""
-        return constraints.acceleration_rhs(self.system, self.rows, state.frames, state.motion)
+        gamma = constraints.acceleration_rhs(self.system, self.rows, state.frames, state.motion)
+        s = self.system
+        if s.modal is None:
+            return gamma
+        j = state.jacobian
+        coefficients = np.stack([j.g_vi, j.g_wi, j.g_vj, j.g_wj], axis=1)
+        motion, rows = state.motion, self.rows
+        return gamma + modal.angular_bias_rhs(
+            s.modal,
+            rows.i_marker,
+            rows.j_marker,
+            coefficients,
+            state.frames.p_BM_W,
+            motion.w_WB_W,
+            motion.w_WM_W,
+            s.marker_body,
+        )
 
     # -- accelerations and multipliers ------------------------------------------------------
     def accelerations(self, state: Evaluation) -> tuple[FloatArray, FloatArray]:

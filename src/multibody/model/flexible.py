@@ -5,7 +5,7 @@ place it in the world. The elastic displacement of node k is u_k = Phi_k q for t
 (mass-orthonormal, rigid-body motion removed). Everything the equations of motion need is computed
 here once: the modes, their frequencies, the inertia invariants (``multibody.fem.invariants``),
 modal damping, and optional geometric stiffening. The Cartesian formulation moves it through the
-modal body kind (``multibody.formulation.bodies.modal``); geometric stiffening is not yet applied there.
+modal body kind (``multibody.formulation.bodies.modal``), spin stiffening included.
 
 What the body kind reads (all in body axes, SI; m kept modes, q in sqrt(kg) m):
 
@@ -13,7 +13,8 @@ What the body kind reads (all in body axes, SI; m kept modes, q in sqrt(kg) m):
 - ``invariants.mass_matrix(q)`` (6+m, 6+m), ``mass_matrix_derivatives(q)`` and
   ``quadratic_velocity(q, v, w, q')`` for velocities (v_O, w in body axes, q'): reference numpy
   versions of the formulas to compile (energy-consistent: tested by a tumbling body's conservation);
-- elastic forces -``modal_stiffness`` q - ``modal_damping`` q' (+ Omega^2 ``geometric_stiffness["spin"]`` q);
+- elastic forces -``modal_stiffness`` q - ``modal_damping`` q' (- Omega^2 ``geometric_stiffness["spin"]`` q, Omega
+  the spin about ``spin_axis``);
 - each ``FlexibleMarker``: undeformed ``position``, ``orientation`` (R_BM), and ``translation_modes``,
   ``rotation_modes`` (3, m) = T, A: p_BQ = position + T q, small rotation theta = A q (R_BM -> (I + skew(theta))
   R_BM); its Jacobian w.r.t. (v, w, q') is [R_WB, -R_WB skew(p_BQ), R_WB T] for the point, [0, R_WB, R_WB A]
@@ -154,6 +155,7 @@ class FlexibleBody(MovingBody):
         self.invariants = modal_invariants(M, modes, points, self.dofs_per_node)
         self.mass_matrix, self.stiffness_matrix = M, K
         self.geometric_stiffness: dict[str, NDArray[np.float64]] = {}
+        self.spin_axis: NDArray[np.float64] | None = None
         self.mesh, self.material = mesh, material
 
     @classmethod
@@ -271,7 +273,8 @@ class FlexibleBody(MovingBody):
     def add_spin_stiffening(self, axis: ArrayLike, held_nodes: Sequence[int]) -> NDArray[np.float64]:
         """Modal geometric stiffness (m, m) of a unit spin (1 rad/s) about ``axis`` through the body origin,
         the body held at ``held_nodes`` (bodies made from_mesh); stored as ``geometric_stiffness["spin"]``:
-        K_ff + Omega^2 K_G,spin is the stiffness at spin rate Omega [rad/s]."""
+        K_ff + Omega^2 K_G,spin is the stiffness at spin rate Omega [rad/s]. In a simulation Omega is the
+        body's angular velocity about ``axis`` (``spin_axis``, body axes) at each instant."""
         from multibody.fem.stiffening import spin_stiffening
 
         if self.mesh is None:
@@ -279,6 +282,7 @@ class FlexibleBody(MovingBody):
         held = self._node_indices(held_nodes, "held_nodes")
         args = (self.mass_matrix, self.stiffness_matrix, self.modes, axis, held, self.describe())
         self.geometric_stiffness["spin"] = spin_stiffening(self.mesh, self.material, *args)  # type: ignore[arg-type]
+        self.spin_axis = np.asarray(axis, float) / np.linalg.norm(axis)
         return self.geometric_stiffness["spin"]
 
     def add_axial_stiffening(self) -> NDArray[np.float64]:

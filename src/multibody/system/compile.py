@@ -281,6 +281,8 @@ def _modal_bodies(bodies: list, markers: list[Marker], n_bodies: int) -> ModalBo
         invariants=tuple(b.invariants for _, b in flexible),
         stiffness=tuple(b.modal_stiffness for _, b in flexible),
         damping=tuple(b.modal_damping for _, b in flexible),
+        spin_stiffness=tuple(b.geometric_stiffness.get("spin", np.zeros_like(b.modal_stiffness)) for _, b in flexible),
+        spin_axis=np.array([np.zeros(3) if b.spin_axis is None else b.spin_axis for _, b in flexible]),
         marker=np.array([k for k, _ in on_modal], dtype=np.int64),
         marker_owner=np.array([owner_of[id(m.body)] for _, m in on_modal], dtype=np.int64),
         translation_modes=tuple(m.translation_modes for _, m in on_modal),

@@ -9,8 +9,11 @@ kind adds what the deformation does (Shabana's floating-frame formulation, small
 * a marker at node set k sits at ``p_BQ = p_BQ0 + T_k q_f`` with axes turned by the small rotation
   ``theta = A_k q_f`` (``R_BM = exp(skew(theta)) R_BM0``, exact so the axes stay orthonormal);
 * its twist gains ``R_WB T_k q_f'`` and ``R_WB A_k q_f'``, its acceleration bias the Coriolis term
-  ``2 w x R_WB T_k q_f'``; the constraint Jacobian gains the modal columns ``a_v . R_WB T_k +
+  ``2 w x R_WB T_k q_f'`` and its angular acceleration ``w x R_WB A_k q_f'`` (``angular_bias_rhs``); the constraint Jacobian gains the modal columns ``a_v . R_WB T_k +
   a_w . R_WB A_k`` from a row's coefficients ``(a_v, a_w)`` on the marker twist;
+* spin stiffening (``FlexibleBody.add_spin_stiffening``): the modal stiffness grows by ``Omega^2 K_G``,
+  ``Omega`` the body's angular velocity about the spin axis, the prestress a rotating body carries
+  (without it a spinning beam's modal model softens and diverges; its energy is not in the books);
 * the body's mass matrix ``M(q_f)`` (6+m square, ``multibody.fem.invariants``) in the layout's
   velocity coordinates ``D M D^T`` with ``D = diag(R_WB, I3, I_m)`` (the frame's translation is in
   world components), and the generalized forces ``D (Q_v + M [w x v_B; 0; 0] + Q_g) - [0; K q_f +
@@ -59,6 +62,10 @@ class ModalBodies:
     """per body, the modal stiffness (m, m) [1/s^2]"""
     damping: tuple[FloatArray, ...]
     """per body, the modal damping (m, m) [1/s]"""
+    spin_stiffness: tuple[FloatArray, ...]
+    """per body, the modal geometric stiffness of a unit spin (m, m) [-] (zero without spin stiffening)"""
+    spin_axis: FloatArray
+    """(nf, 3) per body, the spin axis of its spin stiffening, body axes (zero without)"""
     marker: IntArray
     """(nk,) the markers on modal bodies (System marker indices)"""
     marker_owner: IntArray
@@ -162,6 +169,33 @@ def jacobian_entries(
     return np.concatenate(rows), np.concatenate(columns), np.concatenate(values)
 
 
+def angular_bias_rhs(
+    modal: ModalBodies,
+    i_marker: IntArray,
+    j_marker: IntArray,
+    body_coefficients: FloatArray,
+    p_BM_W: FloatArray,
+    w_WB_W: FloatArray,
+    w_WM_W: FloatArray,
+    marker_body: IntArray,
+) -> FloatArray:
+    """The part of ``gamma`` (m,) from the angular acceleration bias of markers on modal bodies,
+    ``w_WB x R_WB A q_f'`` (their axes turn relative to the frame), which the rows' kernels, written
+    for markers that turn with their body, leave out: ``-(a_wI . bias_I + a_wJ . bias_J)``."""
+    gamma = np.zeros(len(i_marker))
+    for side, markers in ((0, i_marker), (2, j_marker)):
+        on_modal = np.flatnonzero(modal.slot[markers] >= 0)
+        if not on_modal.size:
+            continue
+        marker = markers[on_modal]
+        w_WB = w_WB_W[marker_body[marker]]
+        bias = np.cross(w_WB, w_WM_W[marker] - w_WB)
+        a_v = body_coefficients[on_modal, side]
+        a_w = body_coefficients[on_modal, side + 1] - np.cross(p_BM_W[marker], a_v)  # back to the marker twist
+        gamma[on_modal] -= np.einsum("ri,ri->r", a_w, bias)
+    return gamma
+
+
 def _body_velocities(modal: ModalBodies, k: int, v: FloatArray, R_WB: FloatArray) -> tuple[FloatArray, ...]:
     """``(v_O in body axes, w in body axes, q_f')`` of modal body ``k`` whose frame is at ``R_WB`` (3, 3)."""
     frame = v[rigid.body_columns(int(modal.frame[k]))]
@@ -223,7 +257,8 @@ def generalized_forces(
         )
         body_axes = invariants.quadratic_velocity(q_f, v_B, w_B, qdot) + M @ transport + weight
         damping_force = modal.damping[k] @ qdot
-        body_axes[6:] -= modal.stiffness[k] @ q_f + damping_force
+        spin = float(w_B @ modal.spin_axis[k])
+        body_axes[6:] -= (modal.stiffness[k] + spin**2 * modal.spin_stiffness[k]) @ q_f + damping_force
         out[modal.velocity_columns(k)] += _to_layout(R, qdot.size) @ body_axes
         dissipated += float(qdot @ damping_force)
     return dissipated
