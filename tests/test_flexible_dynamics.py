@@ -206,3 +206,34 @@ def test_constraint_acceleration_terms_of_flexible_markers():
     expected = -((ahead - behind) @ v) / (2.0 * h)
     np.testing.assert_allclose(gamma, expected, atol=1e-7 * np.max(np.abs(expected)))
     assert np.max(np.abs(expected)) > 1.0
+
+
+def test_compiled_inertia_terms_equal_the_reference_formulas():
+    """The modal kind's compiled ``body_dynamics`` (mass matrix M(q) and quadratic velocity vector) equals
+    ``ModalInvariants.mass_matrix`` / ``quadratic_velocity`` (NumPy, whose energy conservation
+    tests/fem/test_fem_invariants.py checks) at a random deformed, moving state of a Craig-Bampton beam
+    with nonzero couplings: two implementations of the same formulas, so to round-off (1e-12 relative)."""
+    from multibody.formulation.bodies.modal import body_dynamics
+
+    body = mb.FlexibleBody.from_mesh(
+        "beam", beam_line(LENGTH, N_ELEMENTS, SECTION), STEEL, n_modes=5, reference_nodes=[0]
+    )
+    invariants = body.invariants
+    rng = np.random.default_rng(7)
+    q, u = 0.01 * rng.normal(size=5), rng.normal(size=11)
+    M, quadratic = body_dynamics(
+        invariants.mass,
+        invariants.first_moment,
+        invariants.inertia,
+        invariants.translation_coupling,
+        invariants.rotation_coupling,
+        invariants.modal_mass,
+        invariants.position_modes,
+        invariants.mode_products,
+        q,
+        u,
+    )
+    reference = invariants.mass_matrix(q)
+    np.testing.assert_allclose(M, reference, rtol=0, atol=1e-12 * np.max(np.abs(reference)))
+    expected = invariants.quadratic_velocity(q, u[:3], u[3:6], u[6:])
+    np.testing.assert_allclose(quadratic, expected, rtol=0, atol=1e-12 * np.max(np.abs(expected)))

@@ -179,11 +179,11 @@ class CartesianFormulation:
         generalized_force, mass_matrix = wrench.reshape(-1), self.mass_matrix
         if s.modal is not None:
             generalized_force = np.concatenate([generalized_force, np.zeros(tail_v.size)])
-            damping_power = modal.generalized_forces(s.modal, q, v, R_WB, s.gravity, generalized_force)
+            blocks, damping_power = modal.body_terms(s.modal, q, v, R_WB, s.gravity, generalized_force)
             if self.has_loads:
                 forces.add_modal_element_forces(s, frames, loads, generalized_force)
             loads = dataclasses.replace(loads, dissipated_power=loads.dissipated_power + damping_power)
-            mass_matrix = modal.add_mass_matrix(s.modal, q, R_WB, self.mass_matrix)
+            mass_matrix = modal.add_mass_matrix(blocks, self.mass_matrix)
         return Evaluation(
             frames, motion, loads, generalized_force, phi, G, nu, q, v, x, lam, jacobian, element_wrench, mass_matrix
         )

@@ -272,6 +272,23 @@ def _modal_bodies(bodies: list, markers: list[Marker], n_bodies: int) -> ModalBo
     on_modal = [(k, m) for k, m in enumerate(markers) if isinstance(m, FlexibleMarker)]
     slot = np.full(len(markers), -1, dtype=np.int64)
     slot[[k for k, _ in on_modal]] = np.arange(len(on_modal))
+    owner = np.array([owner_of[id(m.body)] for _, m in on_modal], dtype=np.int64)
+    most = int(count.max())
+
+    def padded(offset: int) -> np.ndarray:
+        """(nk, most) each marker's body's modal coordinate indices from ``offset``, 0 past its count."""
+        index = np.zeros((len(on_modal), most), dtype=np.int64)
+        for k, n in enumerate(owner):
+            index[k, : count[n]] = offset + start[n] + np.arange(count[n])
+        return index
+
+    def padded_modes(attribute: str) -> np.ndarray:
+        """(nk, 3, most) the markers' mode matrices, zero past each body's count."""
+        modes = np.zeros((len(on_modal), 3, most))
+        for k, (_, m) in enumerate(on_modal):
+            modes[k, :, : count[owner[k]]] = getattr(m, attribute)
+        return modes
+
     return ModalBodies(
         names=tuple(b.name for _, b in flexible),
         frame=np.array([k for k, _ in flexible], dtype=np.int64),
@@ -284,9 +301,11 @@ def _modal_bodies(bodies: list, markers: list[Marker], n_bodies: int) -> ModalBo
         spin_stiffness=tuple(b.geometric_stiffness.get("spin", np.zeros_like(b.modal_stiffness)) for _, b in flexible),
         spin_axis=np.array([np.zeros(3) if b.spin_axis is None else b.spin_axis for _, b in flexible]),
         marker=np.array([k for k, _ in on_modal], dtype=np.int64),
-        marker_owner=np.array([owner_of[id(m.body)] for _, m in on_modal], dtype=np.int64),
-        translation_modes=tuple(m.translation_modes for _, m in on_modal),
-        rotation_modes=tuple(m.rotation_modes for _, m in on_modal),
+        marker_frame=np.array([k for k, _ in flexible], dtype=np.int64)[owner],
+        marker_positions=padded(rigid.POSITION_WIDTH * n_bodies),
+        marker_velocities=padded(rigid.VELOCITY_WIDTH * n_bodies),
+        translation_modes=padded_modes("translation_modes"),
+        rotation_modes=padded_modes("rotation_modes"),
         slot=slot,
     )
 

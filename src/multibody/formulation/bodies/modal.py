@@ -21,8 +21,9 @@ kind adds what the deformation does (Shabana's floating-frame formulation, small
 * a load ``(F, T)`` at a marker adds ``T_k^T R_WB^T F + A_k^T R_WB^T T`` on the modal coordinates.
 
 The marker angular velocity ``R_WB A_k q_f'`` is the linear (small rotation) one, consistent with
-the modes. This kind runs in NumPy, one vectorized pass per modal body; it is not yet compiled
-(models holding modal bodies take the NumPy Newton iteration of ``multibody.formulation.dae``).
+the modes. The per-body inertia terms are compiled (``body_dynamics``), the marker terms are NumPy
+passes over all markers at once; the Newton iteration of models holding modal bodies is the NumPy
+one of ``multibody.formulation.dae`` (the compiled ``dae_kernel`` covers rigid bodies).
 """
 
 from __future__ import annotations
@@ -32,10 +33,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 from numpy.typing import NDArray
 
 from multibody.formulation.bodies import rigid
-from multibody.spatial.rotations import skew
+from multibody.spatial.rotations import cross, skew
 
 if TYPE_CHECKING:
     from multibody.fem.invariants import ModalInvariants
@@ -68,12 +70,17 @@ class ModalBodies:
     """(nf, 3) per body, the spin axis of its spin stiffening, body axes (zero without)"""
     marker: IntArray
     """(nk,) the markers on modal bodies (System marker indices)"""
-    marker_owner: IntArray
-    """(nk,) for each, the index of its modal body"""
-    translation_modes: tuple[FloatArray, ...]
-    """per marker on a modal body, T (3, m) [m per unit q_f], body axes"""
-    rotation_modes: tuple[FloatArray, ...]
-    """per marker on a modal body, A (3, m) [rad per unit q_f], body axes"""
+    marker_frame: IntArray
+    """(nk,) for each, the body index of its modal body's frame"""
+    marker_positions: IntArray
+    """(nk, mm) for each, where its body's modal coordinates are in ``q`` (mm the most modes of any
+    body; the columns past a body's own count point at 0 and carry zero modes)"""
+    marker_velocities: IntArray
+    """(nk, mm) the same in ``v``"""
+    translation_modes: FloatArray
+    """(nk, 3, mm) per marker, T [m per unit q_f], body axes (zero-padded)"""
+    rotation_modes: FloatArray
+    """(nk, 3, mm) per marker, A [rad per unit q_f], body axes (zero-padded)"""
     slot: IntArray
     """(nm,) per System marker, its index into ``marker`` (-1: not on a modal body)"""
 
@@ -99,13 +106,15 @@ class ModalBodies:
         return np.r_[np.arange(frame.start, frame.stop), np.arange(self.v_offset[k], self.v_offset[k] + self.count[k])]
 
 
-def _rotation_from_vector(theta: FloatArray) -> FloatArray:
-    """``exp(skew(theta))`` (3, 3) by Rodrigues' formula."""
-    angle = float(np.linalg.norm(theta))
+def _rotations_from_vectors(theta: FloatArray) -> FloatArray:
+    """``exp(skew(theta_k))`` (k, 3, 3) for rotation vectors (k, 3), by Rodrigues' formula."""
+    angle = np.linalg.norm(theta, axis=1)
     K = skew(theta)
-    if angle < 1e-8:
-        return np.eye(3) + K + 0.5 * K @ K
-    return np.eye(3) + np.sin(angle) / angle * K + (1.0 - np.cos(angle)) / angle**2 * K @ K
+    small = angle < 1e-8
+    safe = np.where(small, 1.0, angle)
+    first = np.where(small, 1.0, np.sin(safe) / safe)
+    second = np.where(small, 0.5, (1.0 - np.cos(safe)) / safe**2)
+    return np.eye(3) + first[:, None, None] * K + second[:, None, None] * (K @ K)
 
 
 def marker_geometry(
@@ -114,10 +123,11 @@ def marker_geometry(
     """The markers' positions from their body's frame origin (nm, 3) [m] and ``R_BM`` (nm, 3, 3) at
     positions ``q``: the undeformed ones, with the markers on modal bodies deformed."""
     positions, orientations = marker_position.copy(), marker_orientation.copy()
-    for n, (marker, owner) in enumerate(zip(modal.marker, modal.marker_owner)):
-        q_f = q[modal.positions(owner)]
-        positions[marker] += modal.translation_modes[n] @ q_f
-        orientations[marker] = _rotation_from_vector(modal.rotation_modes[n] @ q_f) @ marker_orientation[marker]
+    q_f = q[modal.marker_positions]
+    markers = modal.marker
+    positions[markers] += np.einsum("kim,km->ki", modal.translation_modes, q_f)
+    turn = _rotations_from_vectors(np.einsum("kim,km->ki", modal.rotation_modes, q_f))
+    orientations[markers] = turn @ marker_orientation[markers]
     return positions, orientations
 
 
@@ -132,13 +142,13 @@ def add_marker_motion(
 ) -> None:
     """Add the elastic motion of the markers on modal bodies to their twists and acceleration
     biases (nm, 3 each, world, in place) for velocities ``v``."""
-    for n, (marker, owner) in enumerate(zip(modal.marker, modal.marker_owner)):
-        b = modal.frame[owner]
-        qdot = v[modal.velocities(owner)]
-        elastic_velocity = R_WB[b] @ (modal.translation_modes[n] @ qdot)
-        v_WM_W[marker] += elastic_velocity
-        w_WM_W[marker] += R_WB[b] @ (modal.rotation_modes[n] @ qdot)
-        bias_WM_W[marker] += 2.0 * np.cross(w_WB_W[b], elastic_velocity)
+    qdot = v[modal.marker_velocities]
+    R = R_WB[modal.marker_frame]
+    elastic_velocity = np.einsum("kij,kjm,km->ki", R, modal.translation_modes, qdot)
+    markers = modal.marker
+    v_WM_W[markers] += elastic_velocity
+    w_WM_W[markers] += np.einsum("kij,kjm,km->ki", R, modal.rotation_modes, qdot)
+    bias_WM_W[markers] += 2.0 * cross(w_WB_W[modal.marker_frame], elastic_velocity)
 
 
 def jacobian_entries(
@@ -151,21 +161,21 @@ def jacobian_entries(
 ) -> tuple[IntArray, IntArray, FloatArray]:
     """``(row, column, value)`` of the modal columns of ``G`` for rows with markers ``i_marker``,
     ``j_marker`` (m,) and world body coefficients (m, 4, 3) (``rigid.body_coefficients``);
-    duplicates are to be summed."""
+    duplicates are to be summed (padding entries are zeros at column 0)."""
     rows, columns, values = [], [], []
     for side, markers in ((0, i_marker), (2, j_marker)):
         slots = modal.slot[markers]
-        for r in np.flatnonzero(slots >= 0):
-            n, marker = int(slots[r]), int(markers[r])
-            owner = modal.marker_owner[n]
-            b = modal.frame[owner]
-            a_v = body_coefficients[r, side]
-            a_w = body_coefficients[r, side + 1] - np.cross(p_BM_W[marker], a_v)  # back to the marker twist
-            rows.append(np.full(int(modal.count[owner]), r))
-            columns.append(np.arange(modal.v_offset[owner], modal.v_offset[owner] + modal.count[owner]))
-            values.append(a_v @ R_WB[b] @ modal.translation_modes[n] + a_w @ R_WB[b] @ modal.rotation_modes[n])
-    if not rows:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        on_modal = np.flatnonzero(slots >= 0)
+        n = slots[on_modal]
+        R = R_WB[modal.marker_frame[n]]
+        a_v = body_coefficients[on_modal, side]
+        a_w = body_coefficients[on_modal, side + 1] - cross(p_BM_W[markers[on_modal]], a_v)  # on the marker twist
+        value = np.einsum("rij,ri,rjm->rm", R, a_v, modal.translation_modes[n]) + np.einsum(
+            "rij,ri,rjm->rm", R, a_w, modal.rotation_modes[n]
+        )
+        rows.append(np.repeat(on_modal, value.shape[1]))
+        columns.append(modal.marker_velocities[n].reshape(-1))
+        values.append(value.reshape(-1))
     return np.concatenate(rows), np.concatenate(columns), np.concatenate(values)
 
 
@@ -189,9 +199,9 @@ def angular_bias_rhs(
             continue
         marker = markers[on_modal]
         w_WB = w_WB_W[marker_body[marker]]
-        bias = np.cross(w_WB, w_WM_W[marker] - w_WB)
+        bias = cross(w_WB, w_WM_W[marker] - w_WB)
         a_v = body_coefficients[on_modal, side]
-        a_w = body_coefficients[on_modal, side + 1] - np.cross(p_BM_W[marker], a_v)  # back to the marker twist
+        a_w = body_coefficients[on_modal, side + 1] - cross(p_BM_W[marker], a_v)  # back to the marker twist
         gamma[on_modal] -= np.einsum("ri,ri->r", a_w, bias)
     return gamma
 
@@ -209,19 +219,136 @@ def _to_layout(R_WB: FloatArray, m: int) -> FloatArray:
     return D
 
 
-def mass_blocks(modal: ModalBodies, q: FloatArray, R_WB: FloatArray) -> list[tuple[IntArray, FloatArray]]:
-    """Per modal body, ``(velocity columns (6+m,), D M(q_f) D^T (6+m, 6+m))`` [kg, kg m, kg m^2 ...]."""
-    blocks = []
+@njit(cache=True)
+def _axial_vector(B: np.ndarray) -> np.ndarray:
+    """``eps_abc B_bc`` (3,) of a 3x3 matrix: ``int rho Phi_j x Phi_l`` from ``B_jl = int rho Phi_j Phi_l^T``."""
+    return np.array([B[1, 2] - B[2, 1], B[2, 0] - B[0, 2], B[0, 1] - B[1, 0]])
+
+
+@njit(cache=True)
+def _skew_into(vector: np.ndarray, sign: float, out: np.ndarray) -> None:
+    """``out += sign skew(vector)`` (3, 3) in place."""
+    out[0, 1] -= sign * vector[2]
+    out[0, 2] += sign * vector[1]
+    out[1, 0] += sign * vector[2]
+    out[1, 2] -= sign * vector[0]
+    out[2, 0] -= sign * vector[1]
+    out[2, 1] += sign * vector[0]
+
+
+@njit(cache=True)
+def body_dynamics(
+    mass: float,
+    first_moment: np.ndarray,
+    inertia: np.ndarray,
+    translation_coupling: np.ndarray,
+    rotation_coupling: np.ndarray,
+    modal_mass: np.ndarray,
+    position_modes: np.ndarray,
+    mode_products: np.ndarray,
+    q: np.ndarray,
+    u: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(M(q), Q_v)`` of one modal body, compiled: the mass matrix (6+m, 6+m) and quadratic velocity
+    vector (6+m,) of ``multibody.fem.invariants.ModalInvariants`` (``mass_matrix``,
+    ``quadratic_velocity``; the same formulas, there in NumPy) from its invariants, the modal
+    coordinates ``q`` (m,) and the body-axes velocities ``u = (v_O, w, q')`` (6+m,)."""
+    m = q.size
+    n = 6 + m
+    s = first_moment + translation_coupling @ q
+    C = 0.5 * np.trace(inertia) * np.eye(3) - inertia
+    for j in range(m):
+        C += q[j] * (position_modes[j] + position_modes[j].T)
+        for l in range(m):
+            C += q[j] * q[l] * mode_products[j, l]
+    M = np.zeros((n, n))
+    for i in range(3):
+        M[i, i] = mass
+    _skew_into(s, -1.0, M[:3, 3:6])
+    _skew_into(s, 1.0, M[3:6, :3])
+    M[3:6, 3:6] = np.trace(C) * np.eye(3) - C
+    cross_products = np.zeros((m, m, 3))  # int rho Phi_j x Phi_l
+    for j in range(m):
+        for l in range(m):
+            cross_products[j, l] = _axial_vector(mode_products[j, l])
+    for l in range(m):
+        column = rotation_coupling[:, l].copy()
+        for j in range(m):
+            column += q[j] * cross_products[j, l]
+        M[:3, 6 + l] = translation_coupling[:, l]
+        M[3:6, 6 + l] = column
+    M[6:, :6] = M[:6, 6:].T
+    M[6:, 6:] = modal_mass
+    # dM/dq_j u for each j, and -(1/2) u^T dM/dq_j u
+    rate = np.zeros(n)
+    modal_force = np.zeros(m)
+    v, w, qdot = u[:3], u[3:6], u[6:]
+    for j in range(m):
+        dM = np.zeros((n, n))
+        _skew_into(translation_coupling[:, j], -1.0, dM[:3, 3:6])
+        _skew_into(translation_coupling[:, j], 1.0, dM[3:6, :3])
+        dC = position_modes[j] + position_modes[j].T
+        for l in range(m):
+            dC += q[l] * (mode_products[j, l] + mode_products[l, j])
+        dM[3:6, 3:6] = np.trace(dC) * np.eye(3) - dC
+        for l in range(m):
+            dM[3:6, 6 + l] = cross_products[j, l]
+            dM[6 + l, 3:6] = cross_products[j, l]
+        dM_u = dM @ u
+        rate += qdot[j] * dM_u
+        modal_force[j] = 0.5 * (u @ dM_u)
+    p = M @ u
+    Q = -rate
+    Q[:3] -= np.cross(w, p[:3])
+    Q[3:6] -= np.cross(w, p[3:6]) + np.cross(v, p[:3])
+    Q[6:] += modal_force
+    return M, Q
+
+
+def body_terms(
+    modal: ModalBodies, q: FloatArray, v: FloatArray, R_WB: FloatArray, gravity: FloatArray, out: FloatArray
+) -> tuple[list[tuple[IntArray, FloatArray]], float]:
+    """Add to ``out`` (nv,) the modal bodies' quadratic velocity terms, gravity and modal stiffness
+    and damping forces at ``(q, v)``; return per body ``(velocity columns (6+m,), D M(q_f) D^T)`` (its
+    mass matrix block in the layout's coordinates) and the power dissipated by the modal damping [W]
+    (``q_f'^T C q_f'``)."""
+    blocks, dissipated = [], 0.0
     for k, invariants in enumerate(modal.invariants):
-        D = _to_layout(R_WB[modal.frame[k]], int(modal.count[k]))
-        blocks.append((modal.velocity_columns(k), D @ invariants.mass_matrix(q[modal.positions(k)]) @ D.T))
-    return blocks
+        R = R_WB[modal.frame[k]]
+        q_f = q[modal.positions(k)]
+        v_B, w_B, qdot = _body_velocities(modal, k, v, R)
+        u = np.concatenate([v_B, w_B, qdot])
+        M, quadratic = body_dynamics(
+            invariants.mass,
+            invariants.first_moment,
+            invariants.inertia,
+            invariants.translation_coupling,
+            invariants.rotation_coupling,
+            invariants.modal_mass,
+            invariants.position_modes,
+            invariants.mode_products,
+            q_f,
+            u,
+        )
+        g_B = R.T @ gravity
+        s = invariants.first_moment + invariants.translation_coupling @ q_f
+        weight = np.concatenate([invariants.mass * g_B, cross(s, g_B), invariants.translation_coupling.T @ g_B])
+        transport = M[:, :3] @ cross(w_B, v_B)  # M [w x v_B; 0; 0]: the world-axes translation's rate
+        body_axes = quadratic + transport + weight
+        damping_force = modal.damping[k] @ qdot
+        spin = float(w_B @ modal.spin_axis[k])
+        body_axes[6:] -= (modal.stiffness[k] + spin**2 * modal.spin_stiffness[k]) @ q_f + damping_force
+        D = _to_layout(R, qdot.size)
+        columns = modal.velocity_columns(k)
+        out[columns] += D @ body_axes
+        blocks.append((columns, D @ M @ D.T))
+        dissipated += float(qdot @ damping_force)
+    return blocks, dissipated
 
 
-def add_mass_matrix(modal: ModalBodies, q: FloatArray, R_WB: FloatArray, base: np.ndarray | sp.spmatrix):
+def add_mass_matrix(blocks: list[tuple[IntArray, FloatArray]], base: np.ndarray | sp.spmatrix):
     """``base`` (the rigid bodies' constant mass matrix, zero on modal bodies) plus the modal
-    bodies' blocks at ``q``: a new dense array or CSR matrix of the same kind."""
-    blocks = mass_blocks(modal, q, R_WB)
+    bodies' ``blocks`` (``body_terms``): a new dense array or CSR matrix of the same kind."""
     if sp.issparse(base):
         rows = np.concatenate([np.repeat(columns, columns.size) for columns, _ in blocks])
         cols = np.concatenate([np.tile(columns, columns.size) for columns, _ in blocks])
@@ -231,37 +358,6 @@ def add_mass_matrix(modal: ModalBodies, q: FloatArray, R_WB: FloatArray, base: n
     for columns, block in blocks:
         M[np.ix_(columns, columns)] += block
     return M
-
-
-def generalized_forces(
-    modal: ModalBodies, q: FloatArray, v: FloatArray, R_WB: FloatArray, gravity: FloatArray, out: FloatArray
-) -> float:
-    """Add to ``out`` (nv,) the modal bodies' quadratic velocity terms, gravity and modal
-    stiffness and damping forces at ``(q, v)``; return the power dissipated by the modal
-    damping [W] (``q_f'^T C q_f'``)."""
-    dissipated = 0.0
-    for k, invariants in enumerate(modal.invariants):
-        R = R_WB[modal.frame[k]]
-        q_f = q[modal.positions(k)]
-        v_B, w_B, qdot = _body_velocities(modal, k, v, R)
-        M = invariants.mass_matrix(q_f)
-        transport = np.zeros(M.shape[0])
-        transport[:3] = np.cross(w_B, v_B)
-        g_B = R.T @ gravity
-        weight = np.concatenate(
-            [
-                invariants.mass * g_B,
-                np.cross(invariants.first_moment_at(q_f), g_B),
-                invariants.translation_coupling.T @ g_B,
-            ]
-        )
-        body_axes = invariants.quadratic_velocity(q_f, v_B, w_B, qdot) + M @ transport + weight
-        damping_force = modal.damping[k] @ qdot
-        spin = float(w_B @ modal.spin_axis[k])
-        body_axes[6:] -= (modal.stiffness[k] + spin**2 * modal.spin_stiffness[k]) @ q_f + damping_force
-        out[modal.velocity_columns(k)] += _to_layout(R, qdot.size) @ body_axes
-        dissipated += float(qdot @ damping_force)
-    return dissipated
 
 
 def load_forces(
@@ -279,16 +375,15 @@ def load_forces(
     (world) carried by the bodies of markers ``marker`` and applied at the origins of ``application``
     (the arguments of ``rigid.generalized_forces``): ``T^T R^T F + A^T R^T (T + r x F)``, ``r`` from the
     carrying marker to the application point."""
-    slots = modal.slot[marker]
-    for k in np.flatnonzero(slots >= 0):
-        n = int(slots[k])
-        owner = modal.marker_owner[n]
-        R = R_WB[modal.frame[owner]]
-        force = sign[k] * force_W[k]
-        torque = sign[k] * torque_W[k] + np.cross(p_WM_W[application[k]] - p_WM_W[marker[k]], force)
-        out[modal.velocities(owner)] += modal.translation_modes[n].T @ (R.T @ force) + modal.rotation_modes[n].T @ (
-            R.T @ torque
-        )
+    loaded = np.flatnonzero(modal.slot[marker] >= 0)
+    n = modal.slot[marker[loaded]]
+    R = R_WB[modal.marker_frame[n]]
+    force = sign[loaded, None] * force_W[loaded]
+    torque = sign[loaded, None] * torque_W[loaded] + cross(p_WM_W[application[loaded]] - p_WM_W[marker[loaded]], force)
+    generalized = np.einsum("kij,ki,kjm->km", R, force, modal.translation_modes[n]) + np.einsum(
+        "kij,ki,kjm->km", R, torque, modal.rotation_modes[n]
+    )
+    np.add.at(out, modal.marker_velocities[n], generalized)
 
 
 def kinetic_energy(
