@@ -163,8 +163,10 @@ class FlexibleBody(MovingBody):
         """A body from an FE program's mass [kg] and stiffness [N/m] matrices in body axes, SI units,
         DOFs node-major (node k owns rows dofs_per_node k ...), e.g. from ``read_abaqus_matrix``:
         ``from_matrices(name, mass_matrix, stiffness_matrix, node_positions, n_modes, dofs_per_node=3,
-        interface=..., method=..., reference_nodes=..., position=..., orientation=..., damping_ratio=...,
-        rayleigh=...)``, the constructor's arguments."""
+        interface=..., method=..., reference_nodes=..., position=..., orientation=..., velocity=...,
+        angular_velocity=..., exact=..., damping_ratio=..., rayleigh=...)``, the constructor's arguments:
+        ``position`` [m] and ``orientation`` place the body frame (the mesh origin and axes) in the world,
+        ``velocity`` [m/s] and ``angular_velocity`` [rad/s] (world) start it moving, as for a RigidBody."""
         return cls(name, *matrices_and_nodes, **options)  # type: ignore[arg-type]
 
     @classmethod
@@ -183,7 +185,7 @@ class FlexibleBody(MovingBody):
         ``material`` is a ``Material`` (E, nu, density). ``method`` "free" (default without interface)
         or "craig_bampton" (default with ``interface`` node indices: ``n_modes`` fixed-interface modes
         plus one constraint mode per interface DOF, less the 6 rigid modes in mean axes). ``options``: reference_nodes,
-        position, orientation, damping_ratio, rayleigh."""
+        position, orientation, velocity, angular_velocity, exact, damping_ratio, rayleigh."""
         import meshio
 
         from multibody.fem.beams import BeamMesh, beam_matrices
