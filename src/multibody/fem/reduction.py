@@ -12,12 +12,17 @@ AIAA J. 6 (1968) 1313-1319; R. R. Craig, A. J. Kurdila, *Fundamentals of Structu
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from multibody.model.element import ModelError
+
+if TYPE_CHECKING:
+    from multibody.fem.rigid_sets import RigidSets
 
 DENSE_LIMIT = 400
 """Models with fewer DOFs than this are solved densely (scipy.linalg.eigh); larger ones by eigsh."""
@@ -171,6 +176,7 @@ def reduce_model(
     interface: NDArray[np.int64] | None,
     reference_nodes: NDArray[np.int64] | None,
     owner: str,
+    tie: RigidSets | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], str]:
     """Modes of a body: (omega^2 (m,), Phi (n, m), reference condition), mass-orthonormal.
 
@@ -178,13 +184,24 @@ def reduce_model(
     ``interface`` nodes the orthonormalized Craig-Bampton basis (``n_modes`` fixed-interface modes
     plus the constraint modes, less the six rigid modes). With ``reference_nodes`` (tied frame):
     those nodes' DOFs are held (zero in every mode) and the same reduction runs on the rest. Matrices
-    that already hold the body (supports in K) are "tied" too: no rigid mode is dropped then.
+    that already hold the body (supports in K) are "tied" too: no rigid mode is dropped then. With
+    ``tie`` (rigid node sets, ``multibody.fem.rigid_sets``) the reduction runs in the tied coordinates
+    and the modes come back on every node, each set moving rigidly.
     """
-    rigid = unrestrained_rigid_modes(K, rigid_body_modes(points, dofs_per_node), owner)
+    every_rigid = rigid_body_modes(points, dofs_per_node)
+
+    def dofs_of(nodes: NDArray[np.int64]) -> NDArray[np.int64]:
+        return node_dofs(nodes, dofs_per_node) if tie is None else tie.dofs(nodes)
+
+    if tie is not None:
+        T = tie.transformation
+        M, K, every_rigid = T.T @ (M @ T), T.T @ (K @ T), tie.rigid
+    n_coordinates = M.shape[0]
+    rigid = unrestrained_rigid_modes(K, every_rigid, owner)
     condition = "mean_axes" if rigid.shape[1] == 6 and reference_nodes is None else "tied"
     active = np.arange(M.shape[0])
     if reference_nodes is not None:
-        held = node_dofs(reference_nodes, dofs_per_node)
+        held = dofs_of(reference_nodes)
         require_rigid_restraint(rigid[held], owner, "reference")
         active = np.setdiff1d(active, held)
         rigid = np.zeros((active.size, 0))
@@ -192,14 +209,16 @@ def reduce_model(
     if interface is None:
         omega2, modes = free_modes(M, K, n_modes, rigid, owner)
     else:
-        boundary = node_dofs(np.setdiff1d(interface, [] if reference_nodes is None else reference_nodes), dofs_per_node)
+        boundary = dofs_of(np.setdiff1d(interface, [] if reference_nodes is None else reference_nodes))
+        if reference_nodes is not None:
+            boundary = np.setdiff1d(boundary, held)  # a set both held and in the interface is held
         if condition == "mean_axes":
-            require_rigid_restraint(rigid_body_modes(points, dofs_per_node)[boundary], owner, "interface")
+            require_rigid_restraint(every_rigid[boundary], owner, "interface")
         basis = craig_bampton_basis(M, K, np.searchsorted(active, boundary), n_modes, owner)
         omega2, modes = orthonormal_modes(M, K, basis, rigid, owner)
-    full = np.zeros((len(points) * dofs_per_node, modes.shape[1]))
+    full = np.zeros((n_coordinates, modes.shape[1]))
     full[active] = modes
-    return omega2, full, condition
+    return omega2, full if tie is None else tie.transformation @ full, condition
 
 
 def unrestrained_rigid_modes(K: sp.spmatrix, rigid: NDArray[np.float64], owner: str) -> NDArray[np.float64]:

@@ -86,6 +86,10 @@ class FlexibleBody(MovingBody):
     invariants : ``multibody.fem.invariants.ModalInvariants``.
     geometric_stiffness : name -> (m, m) modal geometric stiffness of a reference load case (see
         ``add_spin_stiffening``, ``add_axial_stiffening``).
+    rigid_sets : node index arrays tied to move rigidly (Nastran RBE2; the ``rigid_sets=[[...], ...]``
+        argument): a flange or hub that stiffens the part, eliminated before the reduction
+        (``multibody.fem.rigid_sets``); a marker at such a set (``add_marker(name, node=set)``) moves
+        with it exactly. Without it a node set's marker averages its nodes (RBE3-style).
     """
 
     kind = "flexible body"
@@ -110,9 +114,11 @@ class FlexibleBody(MovingBody):
         rayleigh: tuple[float, float] | None = None,
         mesh: object = None,
         material: Material | None = None,
+        rigid_sets: Sequence[Sequence[int]] = (),
     ) -> None:
         from multibody.fem.invariants import modal_invariants
         from multibody.fem.reduction import modal_damping, reduce_model
+        from multibody.fem.rigid_sets import tie_rigid_sets
 
         super().__init__(name)
         owner = self.describe()
@@ -138,8 +144,10 @@ class FlexibleBody(MovingBody):
             raise ModelError(f"{owner}: method 'craig_bampton' needs interface=[node indices]; or use method='free'")
         self.set_initial_conditions(position, orientation, velocity, angular_velocity, exact)
         boundary = self.interface if self.method == "craig_bampton" else None
+        self.rigid_sets = tuple(self._node_indices(nodes, f"rigid set {k}") for k, nodes in enumerate(rigid_sets))
+        tie = tie_rigid_sets(points, self.dofs_per_node, self.rigid_sets, owner) if self.rigid_sets else None
         omega2, modes, self.reference_condition = reduce_model(
-            M, K, points, self.dofs_per_node, int(n_modes), boundary, self.reference_nodes, owner
+            M, K, points, self.dofs_per_node, int(n_modes), boundary, self.reference_nodes, owner, tie
         )
         self.modes = modes
         self.modal_stiffness = np.diag(np.clip(omega2, 0.0, None))
@@ -164,7 +172,7 @@ class FlexibleBody(MovingBody):
         DOFs node-major (node k owns rows dofs_per_node k ...), e.g. from ``read_abaqus_matrix``:
         ``from_matrices(name, mass_matrix, stiffness_matrix, node_positions, n_modes, dofs_per_node=3,
         interface=..., method=..., reference_nodes=..., position=..., orientation=..., velocity=...,
-        angular_velocity=..., exact=..., damping_ratio=..., rayleigh=...)``, the constructor's arguments:
+        angular_velocity=..., exact=..., damping_ratio=..., rayleigh=..., rigid_sets=...)``, the constructor's arguments:
         ``position`` [m] and ``orientation`` place the body frame (the mesh origin and axes) in the world,
         ``velocity`` [m/s] and ``angular_velocity`` [rad/s] (world) start it moving, as for a RigidBody."""
         return cls(name, *matrices_and_nodes, **options)  # type: ignore[arg-type]
@@ -185,7 +193,7 @@ class FlexibleBody(MovingBody):
         ``material`` is a ``Material`` (E, nu, density). ``method`` "free" (default without interface)
         or "craig_bampton" (default with ``interface`` node indices: ``n_modes`` fixed-interface modes
         plus one constraint mode per interface DOF, less the 6 rigid modes in mean axes). ``options``: reference_nodes,
-        position, orientation, velocity, angular_velocity, exact, damping_ratio, rayleigh."""
+        position, orientation, velocity, angular_velocity, exact, damping_ratio, rayleigh, rigid_sets."""
         import meshio
 
         from multibody.fem.beams import BeamMesh, beam_matrices
