@@ -252,8 +252,15 @@ def _tangent_solver(system: System, tangent: FloatArray, residual_scale: FloatAr
     # Equilibrate rows and columns (Ruiz) so that the singular values compare like with like:
     # forces of 1e5 N next to constraint rows of unit size would otherwise hide or fake a null
     # space. Entries below 1e-8 of the largest are finite-difference round-off of exact zeros
-    # (e.g. the stiffness against a free spin), which equilibration would blow up; drop them.
-    tangent = np.where(np.abs(tangent) > 1e-8 * np.max(np.abs(tangent)), tangent, 0.0)
+    # (e.g. the stiffness against a free spin), which equilibration would blow up; drop them. The
+    # constraint rows and multiplier columns (G) are judged against G's own largest entry: a
+    # flexible body's modal stiffness (up to 1e11 1/s^2) would otherwise wipe out G's unit entries.
+    n, m = system.n_velocities, len(system.rows)
+    in_G = np.zeros(tangent.shape, dtype=bool)
+    in_G[n : n + m, :] = in_G[:, n : n + m] = True
+    magnitude = np.abs(tangent)
+    largest = np.where(in_G, np.max(magnitude, where=in_G, initial=0.0), np.max(magnitude, where=~in_G, initial=0.0))
+    tangent = np.where(magnitude > 1e-8 * largest, tangent, 0.0)
     row_scale, column_scale = np.ones(tangent.shape[0]), np.ones(tangent.shape[1])
     for _ in range(10):
         scaled = np.abs(row_scale[:, None] * tangent * column_scale)
