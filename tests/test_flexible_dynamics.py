@@ -221,18 +221,7 @@ def test_compiled_inertia_terms_equal_the_reference_formulas():
     invariants = body.invariants
     rng = np.random.default_rng(7)
     q, u = 0.01 * rng.normal(size=5), rng.normal(size=11)
-    M, quadratic = body_dynamics(
-        invariants.mass,
-        invariants.first_moment,
-        invariants.inertia,
-        invariants.translation_coupling,
-        invariants.rotation_coupling,
-        invariants.modal_mass,
-        invariants.position_modes,
-        invariants.mode_products,
-        q,
-        u,
-    )
+    M, quadratic = body_dynamics(*invariants.kernel_arrays, q, u)
     reference = invariants.mass_matrix(q)
     np.testing.assert_allclose(M, reference, rtol=0, atol=1e-12 * np.max(np.abs(reference)))
     expected = invariants.quadratic_velocity(q, u[:3], u[3:6], u[6:])

@@ -71,6 +71,22 @@ class ModalInvariants:
     nodal_masses: NDArray[np.float64]
 
     @property
+    def kernel_arrays(self) -> tuple:
+        """``(mass, first_moment, inertia, translation_coupling, rotation_coupling, modal_mass,
+        position_modes, mode_products)``: the invariants as the compiled modal kind takes them
+        (``multibody.formulation.bodies.modal.body_dynamics``)."""
+        return (
+            self.mass,
+            self.first_moment,
+            self.inertia,
+            self.translation_coupling,
+            self.rotation_coupling,
+            self.modal_mass,
+            self.position_modes,
+            self.mode_products,
+        )
+
+    @property
     def reference_condition(self) -> str:
         """``"mean_axes"`` when S_t and S_r vanish (modes M-orthogonal to rigid motion), else ``"general"``."""
         scale = np.sqrt(self.mass) * (1.0 + np.linalg.norm(self.first_moment) / self.mass)

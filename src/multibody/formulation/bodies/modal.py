@@ -318,18 +318,7 @@ def body_terms(
         q_f = q[modal.positions(k)]
         v_B, w_B, qdot = _body_velocities(modal, k, v, R)
         u = np.concatenate([v_B, w_B, qdot])
-        M, quadratic = body_dynamics(
-            invariants.mass,
-            invariants.first_moment,
-            invariants.inertia,
-            invariants.translation_coupling,
-            invariants.rotation_coupling,
-            invariants.modal_mass,
-            invariants.position_modes,
-            invariants.mode_products,
-            q_f,
-            u,
-        )
+        M, quadratic = body_dynamics(*invariants.kernel_arrays, q_f, u)
         g_B = R.T @ gravity
         s = invariants.first_moment + invariants.translation_coupling @ q_f
         weight = np.concatenate([invariants.mass * g_B, cross(s, g_B), invariants.translation_coupling.T @ g_B])
