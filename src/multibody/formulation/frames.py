@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from multibody.formulation.bodies import modal, rigid
-from multibody.spatial import rotations
 from multibody.spatial.rotations import FloatArray
 from multibody.system.system import IntArray, System
 
@@ -130,24 +129,22 @@ def position_rate(system: System, q: FloatArray, v: FloatArray) -> FloatArray:
 
 def displace(system: System, q: FloatArray, dx: FloatArray) -> FloatArray:
     """Positions moved by a velocity-space increment ``dx`` (n_velocities,): CM by ``dx[:3]`` [m], rotation
-    by the body-axes rotation vector ``dx[3:]`` [rad], exactly on the rotation group; modal
-    coordinates by theirs."""
-    p, e = split_positions(system, q)
-    dp, theta_B = split_velocities(system, dx)
-    moved = np.hstack([p + dp, rotations.rotate_by_body_vector(e, theta_B)]).reshape(-1)
+    by the body-axes rotation vector ``dx[3:]`` [rad], exactly on the rotation group
+    (``rigid.displaced_positions``); modal coordinates by theirs."""
+    q = np.ascontiguousarray(q, dtype=float)
+    dx = np.ascontiguousarray(dx, dtype=float)
+    moved = rigid.displaced_positions(frame_positions(system, q), frame_velocities(system, dx))
     return np.concatenate([moved, q[system.n_frame_positions :] + dx[system.n_frame_velocities :]])
 
 
 def position_difference(system: System, q: FloatArray, q_ref: FloatArray) -> FloatArray:
     """Velocity-space difference ``q - q_ref`` (n_velocities,): CM offsets and body-axes rotation vectors
     of ``R_ref^T R`` (and modal differences), so that ``displace(q_ref, position_difference(q, q_ref)) == q``."""
-    p, e = split_positions(system, q)
-    p_ref, e_ref = split_positions(system, q_ref)
-    R = rotations.rotation_from_euler_parameters(e)
-    R_ref = rotations.rotation_from_euler_parameters(e_ref)
-    theta = rotations.rotation_vector(np.swapaxes(R_ref, -1, -2) @ R)
+    q = np.ascontiguousarray(q, dtype=float)
+    q_ref = np.ascontiguousarray(q_ref, dtype=float)
+    frames = rigid.position_differences(frame_positions(system, q), frame_positions(system, q_ref))
     tail = system.n_frame_positions
-    return np.concatenate([np.hstack([p - p_ref, theta]).reshape(-1), q[tail:] - q_ref[tail:]])
+    return np.concatenate([frames, q[tail:] - q_ref[tail:]])
 
 
 def normalize_positions(system: System, q: FloatArray) -> FloatArray:

@@ -270,6 +270,53 @@ def normalized_positions(q: np.ndarray) -> np.ndarray:
     return out
 
 
+@njit(cache=True)
+def displaced_positions(q: np.ndarray, dx: np.ndarray) -> np.ndarray:
+    """``q`` (7 nb,) moved by a velocity-space increment ``dx`` (6 nb,): CM by ``dx[:3]`` [m], and
+    ``R_WB exp(skew(theta_B))`` for the body-axes rotation vector ``theta_B = dx[3:]`` [rad], exactly on
+    the rotation group (the Euler parameters times the increment's, ``sin(x/2)/x`` by its series
+    below 1e-4 rad)."""
+    out = np.empty_like(q)
+    for b in range(q.size // 7):
+        for k in range(3):
+            out[7 * b + k] = q[7 * b + k] + dx[6 * b + k]
+        t0, t1, t2 = dx[6 * b + 3], dx[6 * b + 4], dx[6 * b + 5]
+        angle = np.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
+        sinc_half = np.sin(0.5 * angle) / angle if angle > 1e-4 else 0.5 - angle * angle / 48.0
+        c, i1, i2, i3 = np.cos(0.5 * angle), sinc_half * t0, sinc_half * t1, sinc_half * t2
+        e0, e1, e2, e3 = q[7 * b + 3], q[7 * b + 4], q[7 * b + 5], q[7 * b + 6]
+        out[7 * b + 3] = e0 * c - (e1 * i1 + e2 * i2 + e3 * i3)
+        out[7 * b + 4] = e0 * i1 + c * e1 + (e2 * i3 - e3 * i2)
+        out[7 * b + 5] = e0 * i2 + c * e2 + (e3 * i1 - e1 * i3)
+        out[7 * b + 6] = e0 * i3 + c * e3 + (e1 * i2 - e2 * i1)
+    return out
+
+
+@njit(cache=True)
+def position_differences(q: np.ndarray, q_ref: np.ndarray) -> np.ndarray:
+    """Velocity-space difference ``q - q_ref`` (6 nb,) of positions (7 nb,): CM offsets [m] and the
+    body-axes rotation vectors [rad] of ``R_ref^T R`` (angle in [0, pi]), the inverse of
+    ``displaced_positions``; from the normalized relative Euler parameters ``conj(e_ref) e``."""
+    nb = q.size // 7
+    out = np.empty(6 * nb)
+    for b in range(nb):
+        for k in range(3):
+            out[6 * b + k] = q[7 * b + k] - q_ref[7 * b + k]
+        a0, a1, a2, a3 = q_ref[7 * b + 3], q_ref[7 * b + 4], q_ref[7 * b + 5], q_ref[7 * b + 6]
+        e0, e1, e2, e3 = q[7 * b + 3], q[7 * b + 4], q[7 * b + 5], q[7 * b + 6]
+        scale = 1.0 / np.sqrt((a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3) * (e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3))
+        d0 = (a0 * e0 + a1 * e1 + a2 * e2 + a3 * e3) * scale
+        d1 = (a0 * e1 - e0 * a1 - (a2 * e3 - a3 * e2)) * scale
+        d2 = (a0 * e2 - e0 * a2 - (a3 * e1 - a1 * e3)) * scale
+        d3 = (a0 * e3 - e0 * a3 - (a1 * e2 - a2 * e1)) * scale
+        if d0 < 0.0:
+            d0, d1, d2, d3 = -d0, -d1, -d2, -d3
+        sin_half = np.sqrt(d1 * d1 + d2 * d2 + d3 * d3)
+        factor = 2.0 * np.arctan2(sin_half, d0) / sin_half if sin_half > 1e-12 else 2.0
+        out[6 * b + 3], out[6 * b + 4], out[6 * b + 5] = factor * d1, factor * d2, factor * d3
+    return out
+
+
 # -- the coordinate blocks of the group, for analyses (plain NumPy) ------------------------------
 def position_blocks(q: np.ndarray) -> np.ndarray:
     """View (nb, 7) of the group's positions ``q`` (7 nb,): CM position, then Euler parameters."""
