@@ -20,6 +20,7 @@ from multibody.formulation.forces.family import (
     marker_indices,
     parameters,
 )
+from multibody.formulation.forces.hydraulic_energy import oil_energy
 from multibody.formulation.forces.states import measure_of
 from multibody.model.forces.base import ForceElement
 from multibody.model.forces.hydraulic import (
@@ -31,7 +32,7 @@ from multibody.model.forces.hydraulic import (
     relief_flows,
     valve_flows,
 )
-from multibody.model.forces.hydraulic_fluid import ChamberOil, effective_bulk_modulus, oil_energy
+from multibody.model.forces.hydraulic_fluid import ChamberOil, effective_bulk_modulus
 
 
 @dataclass(frozen=True)

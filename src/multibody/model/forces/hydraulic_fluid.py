@@ -37,13 +37,10 @@ is the sum of a part proportional to V and a constant one. With ``Phi(p) = int_0
 
 give the stored energy ``E = V (h - p) + V_h (1 / beta_h - 1 / beta_w) H`` [J] whose rate along
 ``p' = (Q - V') / C`` is exactly ``h Q - p V'``: the flow's power ``h Q`` less the work the oil
-does on the piston (``oil_energy``). E is the work ``int p dV`` spent compressing the chamber's
+does on the piston. E is the work ``int p dV`` spent compressing the chamber's
 oil (and stretching its walls) from p = 0, ~ p^2 V / (2 beta_e); at constant modulus ``h =
-beta (exp(p / beta) - 1)``. Without air, h and H are closed forms; with air they are integrals
-in the variable ``ln(P / p_ref)``, where the integrand is smooth, taken by Gauss-Legendre
-quadrature with ``QUADRATURE_NODES`` nodes (nested for H): relative error < 1e-13 from -0.9 bar
-to 1000 bar gauge (checked against adaptive quadrature), so the energy books close to the
-integrator's tolerance.
+beta (exp(p / beta) - 1)``. ``multibody.formulation.forces.hydraulic_energy`` evaluates them:
+closed forms without air, quadrature with it.
 """
 
 from __future__ import annotations
@@ -58,9 +55,6 @@ from numpy.typing import ArrayLike, NDArray
 from multibody.model.element import ModelError
 
 FloatArray = NDArray[np.float64]
-
-QUADRATURE_NODES = 20
-"""Gauss-Legendre nodes of the energy integrals of aerated oil (16 already reach 1e-14)."""
 
 
 def positive_number(owner: str, what: str, value: object, fix: str, allow_zero: bool = False) -> float:
@@ -240,12 +234,6 @@ def _air_volume_ratio(pressure: FloatArray, law: ChamberOil) -> FloatArray:
     return (law.reference_pressure / absolute) ** (1.0 / law.polytropic_exponent)
 
 
-def mixture_volume(pressure: FloatArray, law: ChamberOil) -> FloatArray:
-    """v(p) (...): the oil-air mixture's volume at gauge ``pressure`` per its volume at p = 0 [-]."""
-    liquid = (1.0 - law.air_fraction) * np.exp(-pressure / law.oil)
-    return np.where(law.aerated, liquid + law.air_fraction * _air_volume_ratio(pressure, law), liquid)
-
-
 def fluid_bulk_modulus(pressure: FloatArray, law: ChamberOil) -> FloatArray:
     """beta_f = -v / v' (...) [Pa] of the oil-air mixture at gauge ``pressure`` (...) [Pa]: the oil's
     modulus itself without air; NaN with air at an absolute pressure <= 0."""
@@ -266,61 +254,3 @@ def effective_bulk_modulus(pressure: FloatArray, volume: FloatArray, law: Chambe
     hose_share = law.hose_volume / np.where(volume > 0.0, volume, np.inf)
     walls = hose_share * law.hose_compliance + (1.0 - hose_share) * law.wall_compliance
     return fluid / (1.0 + fluid * walls)
-
-
-def _exp_phi_difference(pressure: FloatArray, other: FloatArray, law: ChamberOil) -> FloatArray:
-    """``exp(Phi(p) - Phi(q)) = v(q) / v(p) exp((p - q) / beta_w)`` for p = ``pressure``, q = ``other``."""
-    return mixture_volume(other, law) / mixture_volume(pressure, law) * np.exp((pressure - other) * law.wall_compliance)
-
-
-def _log_pressure_nodes(pressure: FloatArray, law: ChamberOil) -> tuple[FloatArray, FloatArray]:
-    """Gauss-Legendre nodes q (..., G) [Pa] on [0, p] equally placed in ln(P / p_ref), and the
-    weights (..., G) [Pa] of ``int_0^p f dq = sum(weights f(q))`` (dq = P du)."""
-    points, weights = np.polynomial.legendre.leggauss(QUADRATURE_NODES)
-    span = np.log1p(pressure / law.reference_pressure)[..., None]
-    nodes = law.reference_pressure[..., None] * np.expm1(0.5 * (points + 1.0) * span)
-    return nodes, 0.5 * span * weights * (nodes + law.reference_pressure[..., None])
-
-
-def _expand(law: ChamberOil) -> ChamberOil:
-    """The law with a trailing axis, to broadcast against quadrature nodes."""
-    fields = type(law).__dataclass_fields__
-    return type(law)(**{name: np.asarray(getattr(law, name))[..., None] for name in fields})
-
-
-def _flow_enthalpy_by_quadrature(pressure: FloatArray, law: ChamberOil) -> FloatArray:
-    """h(p) (...) of aerated oil: ``int_0^p exp(Phi(p) - Phi(q)) dq`` by quadrature."""
-    nodes, weights = _log_pressure_nodes(pressure, law)
-    return np.sum(weights * _exp_phi_difference(pressure[..., None], nodes, _expand(law)), axis=-1)
-
-
-def energy_functions(pressure: FloatArray, law: ChamberOil) -> tuple[FloatArray, FloatArray]:
-    """``(h, H)`` (...) at gauge ``pressure`` (...) [Pa]: the flow enthalpy h [Pa] and its
-    integral H = int_0^p h [Pa^2] (module docstring). Closed forms without air (with
-    ``b = 1 / beta_l + 1 / beta_w``: h = (exp(b p) - 1) / b, H = (h - p) / b), quadrature with it."""
-    p = np.asarray(pressure, dtype=float)
-    liquid_modulus = law.oil / (1.0 + law.oil * law.wall_compliance)
-    enthalpy = liquid_modulus * np.expm1(p / liquid_modulus)
-    integral = liquid_modulus * (enthalpy - p)
-    aerated = np.broadcast_to(law.aerated, p.shape)
-    if np.any(aerated):
-        enthalpy, integral = np.array(enthalpy, copy=True), np.array(integral, copy=True)
-        sub = law.take(aerated, p.shape)
-        at = p[aerated]
-        enthalpy[aerated] = _flow_enthalpy_by_quadrature(at, sub)
-        nodes, weights = _log_pressure_nodes(at, sub)
-        integral[aerated] = np.sum(weights * _flow_enthalpy_by_quadrature(nodes, _expand(sub)), axis=-1)
-    return enthalpy, integral
-
-
-def oil_energy(
-    pressure: FloatArray, volume: FloatArray, flow: FloatArray, law: ChamberOil
-) -> tuple[FloatArray, FloatArray]:
-    """``(stored, flow_power)`` (...): the energy [J] stored in chambers' compressed oil and stretched
-    walls, ``V (h - p) + V_h (1 / beta_h - 1 / beta_w) H`` (~ p^2 V / (2 beta_e)), at gauge
-    ``pressure`` [Pa] and ``volume`` [m^3], and the power [W] a ``flow`` [m^3/s] into them brings
-    in, ``h(p) Q`` (= p Q (1 + p / (2 beta) + ...)). Along ``p' = beta_e / V (Q - V')`` the stored
-    energy's rate is ``h Q - p V'``: the flow power less the oil's work on the piston."""
-    enthalpy, integral = energy_functions(pressure, law)
-    walls = law.hose_volume * (law.hose_compliance - law.wall_compliance)
-    return volume * (enthalpy - pressure) + walls * integral, enthalpy * flow
