@@ -37,9 +37,9 @@ is the sum of a part proportional to V and a constant one. With ``Phi(p) = int_0
 
 give the stored energy ``E = V (h - p) + V_h (1 / beta_h - 1 / beta_w) H`` [J] whose rate along
 ``p' = (Q - V') / C`` is exactly ``h Q - p V'``: the flow's power ``h Q`` less the work the oil
-does on the piston. E is the work ``int p dV`` spent compressing the chamber's
-oil (and stretching its walls) from p = 0, ~ p^2 V / (2 beta_e); at constant modulus ``h =
-beta (exp(p / beta) - 1)``. ``multibody.formulation.forces.hydraulic_energy`` evaluates them:
+does on the piston. E vanishes at p = 0, so it is the work ``-int p dV`` spent compressing the
+chamber's present oil (and stretching its walls) from p = 0 in a closed chamber, ~ p^2 V / (2 beta_e);
+at constant modulus ``h = beta (exp(p / beta) - 1)``. ``multibody.formulation.forces.hydraulic_energy`` evaluates them:
 closed forms without air, quadrature with it.
 """
 
