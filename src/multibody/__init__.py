@@ -109,6 +109,7 @@ _EXPORTS: dict[str, str] = {
     "UserForceInput": "multibody.model.forces.user",
     "UnstableEquilibriumWarning": "multibody.analysis.statics",
     "DifferentialEquation": "multibody.model.states",
+    "EffectiveBulkModulus": "multibody.model.forces.hydraulic_fluid",
     "HydraulicCylinder": "multibody.model.forces.hydraulic",
     "HydraulicSupply": "multibody.model.forces.hydraulic",
     "Measure": "multibody.model.states",

@@ -33,7 +33,7 @@ class HydraulicsHistory:
         extension: (T,) the piston's extension from fully retracted [m].
         extension_rate: (T,) its rate [m/s], + extending.
         volumes: (T, 2) oil volumes of the cap and rod chambers, dead volumes included [m^3].
-        pressure_rates: (T, 2) rates of the chamber pressures [Pa/s], ``beta / V (Q - V')``.
+        pressure_rates: (T, 2) rates of the chamber pressures [Pa/s], ``beta_e / V (Q - V')``.
         flows: (T, 2) oil flows into the cap and rod chambers [m^3/s]: through the valve, less
             what the relief valves let out (what the pressure rates integrate).
         supply_flow: (T,) flow drawn from the supply through the valve [m^3/s], None without a valve.
@@ -76,6 +76,7 @@ def hydraulics_history(
         pressure_rates,
         supply_and_tank_flows,
     )
+    from multibody.model.forces.hydraulic_fluid import ChamberOil, effective_bulk_modulus
     from multibody.results.markers import marker_frames, marker_velocities
 
     states = results.state(name)
@@ -95,6 +96,7 @@ def hydraulics_history(
     volumes = chamber_volumes(extension, areas, np.asarray(parameters["dead_volumes"]), parameters["stroke"])
     through_valve, relieved = flow_parts(pressures, spool, parameters)
     flows = through_valve - relieved
+    bulk_modulus = effective_bulk_modulus(pressures, volumes, ChamberOil.of(parameters["bulk_modulus"]))
     power = (pressures[:, 0] * areas[0] - pressures[:, 1] * areas[1]) * extension_rate
     supply_flow = tank_flow = supply_power = None
     valve = parameters["valve"]
@@ -109,7 +111,7 @@ def hydraulics_history(
         extension,
         extension_rate,
         volumes,
-        pressure_rates(flows, volumes, extension_rate, areas, parameters["bulk_modulus"]),
+        pressure_rates(flows, volumes, extension_rate, areas, bulk_modulus),
         flows,
         supply_flow,
         tank_flow,

@@ -20,19 +20,19 @@ from multibody.formulation.forces.family import (
     marker_indices,
     parameters,
 )
+from multibody.formulation.forces.hydraulic_energy import oil_energy
 from multibody.formulation.forces.states import measure_of
 from multibody.model.forces.base import ForceElement
 from multibody.model.forces.hydraulic import (
     HydraulicCylinder,
     ProportionalValve,
-    chamber_energy,
     chamber_volumes,
-    flow_power,
     piston_motion,
     pressure_rates,
     relief_flows,
     valve_flows,
 )
+from multibody.model.forces.hydraulic_fluid import ChamberOil, effective_bulk_modulus
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,8 @@ class HydraulicCylinders:
     """(n, 2) [m^3]"""
     stroke: FloatArray
     retracted_length: FloatArray
-    bulk_modulus: FloatArray
+    oil: ChamberOil
+    """(n, 2) the chambers' bulk-modulus laws"""
     pressure_states: IntArray
     """(n, 2) where p_0 and p_1 sit in ``x``"""
     relief_pressure: FloatArray
@@ -90,7 +91,7 @@ def _hydraulic_cylinders(members: Sequence[tuple[int, ForceElement]], context: G
         retracted_length=np.array(
             [f.input_length() if f.retracted_length is None else f.retracted_length for f in cylinders], dtype=float
         ),
-        bulk_modulus=parameters(members, "bulk_modulus"),
+        oil=ChamberOil.stack([ChamberOil.of(f.parameters["bulk_modulus"]) for f in cylinders]),
         pressure_states=np.stack([first, first + 1], axis=-1).reshape(-1, 2),
         relief_pressure=np.array([np.inf if f.relief_pressure is None else f.relief_pressure for f in cylinders]),
         relief_conductance=parameters(members, "relief_conductance"),
@@ -146,7 +147,7 @@ def _hydraulic_loads(group: HydraulicCylinders, inputs: LoadInputs, out: LoadOut
             group.transition_pressure,
         )
     out.state_rate[group.pressure_states] = pressure_rates(
-        flows, volumes, rate, group.areas, group.bulk_modulus[:, None]
+        flows, volumes, rate, group.areas, effective_bulk_modulus(pressures, volumes, group.oil)
     )
 
     below = np.maximum(-extension, 0.0)
@@ -163,12 +164,10 @@ def _hydraulic_loads(group: HydraulicCylinders, inputs: LoadInputs, out: LoadOut
     )
     out.force[group.element] = force[:, None] * along
     out.value[group.element] = force
-    out.potential += float(
-        np.sum(chamber_energy(pressures, volumes, group.bulk_modulus[:, None]))
-        + np.sum(0.5 * group.stop_stiffness * (below**2 + above**2))
-    )
+    stored, flow_power = oil_energy(pressures, volumes, flows, group.oil)
+    out.potential += float(np.sum(stored) + np.sum(0.5 * group.stop_stiffness * (below**2 + above**2)))
     out.dissipated += float(np.sum(stop_damping * rate**2))
-    out.input_power += float(np.sum(flow_power(pressures, flows, group.bulk_modulus[:, None])))
+    out.input_power += float(np.sum(flow_power))
 
 
 HYDRAULIC_CYLINDER = ForceFamily("hydraulic_cylinder", (HydraulicCylinder,), _hydraulic_cylinders, _hydraulic_loads)

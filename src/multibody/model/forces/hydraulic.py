@@ -5,12 +5,15 @@ J -> I with ``F = p_0 A_0 - p_1 A_1`` (+ pushes the markers apart): chamber 0 is
 (piston area ``A_0 = pi D^2 / 4``), chamber 1 the rod side (annulus ``A_1 = pi (D^2 - d^2) / 4``).
 Its two chamber pressures are first-order states of the model (gauge pressures [Pa]) with
 
-    p_0' = beta / V_0 (Q_0 - A_0 s'),   p_1' = beta / V_1 (Q_1 + A_1 s'),
+    p_0' = beta_e / V_0 (Q_0 - A_0 s'),   p_1' = beta_e / V_1 (Q_1 + A_1 s'),
     V_0 = V_dead,0 + A_0 s,             V_1 = V_dead,1 + A_1 (stroke - s),
 
 where ``s = |p_I - p_J| - retracted_length`` is the piston's extension [m] and ``Q`` the oil
-flows into the chambers [m^3/s]. Without a valve the cylinder is closed (``Q = 0``): a pure
-hydraulic spring of stiffness ``beta (A_0^2 / V_0 + A_1^2 / V_1)``. With a
+flows into the chambers [m^3/s]. The bulk modulus beta_e is a constant or an
+``EffectiveBulkModulus`` (``multibody.model.forces.hydraulic_fluid``): oil with entrained air, its
+modulus rising with pressure, in series with the hoses' and the barrel's compliance; the oil's
+stored energy follows it. Without a valve the cylinder is closed (``Q = 0``): a pure
+hydraulic spring of stiffness ``beta_e(p_0) A_0^2 / V_0 + beta_e(p_1) A_1^2 / V_1``. With a
 ``ProportionalValve`` (a 4/3 critically lapped spool whose position follows its command as a
 first-order lag, a third state) and a ``HydraulicSupply``, the flows follow the orifice equation
 
@@ -32,6 +35,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from multibody.model.element import LawError, ModelError
 from multibody.model.forces.base import ForceElement
+from multibody.model.forces.hydraulic_fluid import EffectiveBulkModulus
+from multibody.model.forces.hydraulic_fluid import positive_number as _positive
 from multibody.model.functions import Constant, TimeFunction
 from multibody.model.marker import Marker
 
@@ -39,17 +44,6 @@ if TYPE_CHECKING:
     from multibody.model.states import Measure
 
 FloatArray = NDArray[np.float64]
-
-
-def _positive(owner: str, what: str, value: object, fix: str, allow_zero: bool = False) -> float:
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner}: {what} must be a number, got {value!r}; {fix}") from None
-    if not np.isfinite(number) or number < 0.0 or (number == 0.0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ModelError(f"{owner}: {what} must be finite and {bound}, got {value!r}; {fix}")
-    return number
 
 
 class HydraulicSupply:
@@ -142,8 +136,10 @@ class HydraulicCylinder(ForceElement):
     ``j_marker`` (see the module docstring for the equations).
 
     ``bore`` D, ``rod_diameter`` d < D, ``stroke`` [m]; ``dead_volumes`` (V_dead,0, V_dead,1)
-    [m^3] of the cap and rod chambers at their ends of stroke, including hoses; ``bulk_modulus``
-    beta [Pa] of the oil (effective, with hose compliance); ``supply`` and ``valve`` together, or
+    [m^3] of the cap and rod chambers at their ends of stroke, including hoses; ``bulk_modulus``:
+    the oil's effective bulk modulus, a constant beta [Pa] (with hose compliance folded in) or an
+    ``EffectiveBulkModulus`` (pressure-dependent with entrained air, hoses and barrel wall in
+    series; its hose volumes are parts of the dead volumes); ``supply`` and ``valve`` together, or
     neither (a closed cylinder); ``initial_pressures`` (p_0, p_1) [Pa] gauge.
     ``retracted_length`` [m]: the I-J distance with the piston fully in (default: the distance
     in the input configuration, so the piston starts retracted). ``relief_pressure`` [Pa]: each
@@ -165,7 +161,7 @@ class HydraulicCylinder(ForceElement):
         rod_diameter: float,
         stroke: float,
         dead_volumes: ArrayLike,
-        bulk_modulus: float,
+        bulk_modulus: float | EffectiveBulkModulus,
         supply: HydraulicSupply | None = None,
         valve: ProportionalValve | None = None,
         initial_pressures: ArrayLike = (0.0, 0.0),
@@ -192,7 +188,13 @@ class HydraulicCylinder(ForceElement):
                 f"{me}: dead_volumes must be two volumes > 0 m^3 (cap side, rod side, with hoses), got {dead_volumes!r}"
             )
         self.dead_volumes = volumes
-        self.bulk_modulus = _positive(me, "bulk_modulus", bulk_modulus, "mineral oil is about 1.5e9 Pa")
+        if isinstance(bulk_modulus, EffectiveBulkModulus):
+            self._check_oil(bulk_modulus)
+            self.bulk_modulus: float | EffectiveBulkModulus = bulk_modulus
+        else:
+            self.bulk_modulus = _positive(
+                me, "bulk_modulus", bulk_modulus, "mineral oil is about 1.5e9 Pa (or give an mb.EffectiveBulkModulus)"
+            )
         if (supply is None) != (valve is None):
             raise ModelError(f"{me}: give both a supply and a valve (a driven cylinder) or neither (a closed one)")
         if supply is not None and not isinstance(supply, HydraulicSupply):
@@ -204,6 +206,13 @@ class HydraulicCylinder(ForceElement):
         if pressures is None or not np.all(np.isfinite(pressures)):
             raise ModelError(f"{me}: initial_pressures must be two finite pressures in Pa, got {initial_pressures!r}")
         self.initial_pressures = pressures
+        oil = self.bulk_modulus
+        aerated = isinstance(oil, EffectiveBulkModulus) and oil.air_fraction > 0.0
+        if aerated and np.any(pressures <= -oil.reference_pressure):  # type: ignore[union-attr]
+            raise ModelError(
+                f"{me}: initial_pressures {pressures.tolist()} Pa (gauge) reach vacuum: with entrained air the "
+                f"absolute pressure (gauge + {oil.reference_pressure:g} Pa) must stay > 0"
+            )
         if retracted_length is not None:
             retracted_length = _positive(me, "retracted_length", retracted_length, "give the I-J distance in m")
         self.retracted_length = retracted_length
@@ -214,6 +223,14 @@ class HydraulicCylinder(ForceElement):
         self.end_stop_stiffness = _positive(me, "end_stop_stiffness", end_stop_stiffness, "give it in N/m", True)
         self.end_stop_damping = _positive(me, "end_stop_damping", end_stop_damping, "give it in N s/m", True)
         self.end_stop_depth = _positive(me, "end_stop_depth", end_stop_depth, "give the penetration in m")
+
+    def _check_oil(self, oil: EffectiveBulkModulus) -> None:
+        """The hose volumes are parts of the dead volumes."""
+        if np.any(oil.hose_volumes > self.dead_volumes):
+            raise ModelError(
+                f"{self.describe()}: the bulk modulus's hose_volumes {oil.hose_volumes.tolist()} m^3 exceed the "
+                f"dead_volumes {self.dead_volumes.tolist()} m^3; the dead volumes include the hoses"
+            )
 
     @property
     def initial_states(self) -> FloatArray:  # type: ignore[override]
@@ -241,7 +258,8 @@ class HydraulicCylinder(ForceElement):
     @property
     def parameters(self) -> dict[str, Any]:
         """The hydraulic parameters as plain numbers (JSON-ready, SI), what ``flow_parts`` takes:
-        ``areas``, ``dead_volumes``, ``stroke``, ``bulk_modulus``, ``relief_pressure`` (None without
+        ``areas``, ``dead_volumes``, ``stroke``, ``bulk_modulus`` (a number, or
+        ``EffectiveBulkModulus.parameters``), ``relief_pressure`` (None without
         relief valves), ``relief_conductance`` and ``valve`` (None for a closed cylinder, else its
         ``max_area``, ``discharge_coefficient``, ``density``, ``transition_pressure`` and the
         supply's ``supply_pressure`` and ``tank_pressure``)."""
@@ -259,7 +277,11 @@ class HydraulicCylinder(ForceElement):
             "areas": self.areas.tolist(),
             "dead_volumes": self.dead_volumes.tolist(),
             "stroke": self.stroke,
-            "bulk_modulus": self.bulk_modulus,
+            "bulk_modulus": (
+                self.bulk_modulus.parameters
+                if isinstance(self.bulk_modulus, EffectiveBulkModulus)
+                else self.bulk_modulus
+            ),
             "relief_pressure": self.relief_pressure,
             "relief_conductance": self.relief_conductance,
             "valve": valve,
@@ -355,9 +377,10 @@ def pressure_rates(
     areas: FloatArray,
     bulk_modulus: FloatArray | float,
 ) -> FloatArray:
-    """Chamber pressure rates (..., 2) [Pa/s]: ``p' = beta / V (Q - V')`` with ``V_0' = A_0 s'`` and
+    """Chamber pressure rates (..., 2) [Pa/s]: ``p' = beta_e / V (Q - V')`` with ``V_0' = A_0 s'`` and
     ``V_1' = -A_1 s'``, from the ``flows`` into the chambers (..., 2) [m^3/s], their ``volumes``
-    (..., 2) [m^3], the extension rate s' (...) [m/s] and the ``areas`` (..., 2) [m^2]. A chamber
+    (..., 2) [m^3], the extension rate s' (...) [m/s], the ``areas`` (..., 2) [m^2] and the
+    effective ``bulk_modulus`` (..., 2) [Pa] (``hydraulic_fluid.effective_bulk_modulus``). A chamber
     squeezed to nothing has no rate: NaN, which makes an integrator retry smaller steps and then
     name the element."""
     volume_rate = areas * np.stack([extension_rate, -np.asarray(extension_rate)], axis=-1)
@@ -408,18 +431,3 @@ def relief_flows(
     """Flows (..., 2) [m^3/s] out of the chambers through relief valves to tank: ``G (p - p_crack)``
     above the cracking pressure, zero below it."""
     return conductance * np.maximum(pressures - cracking_pressure, 0.0)
-
-
-def chamber_energy(pressure: FloatArray, volume: FloatArray, bulk_modulus: FloatArray) -> FloatArray:
-    """Energy stored in compressed oil [J]: ``beta V (exp(p / beta) - 1) - p V``, the work to bring
-    the chamber's oil from zero gauge pressure to ``p`` at constant ``beta``, ~ p^2 V / (2 beta).
-
-    With ``p' = beta / V (Q - V')`` its rate is ``beta (exp(p / beta) - 1) Q - p V'``: the flow
-    power (``flow_power``) less the power the oil gives the piston."""
-    return bulk_modulus * volume * np.expm1(pressure / bulk_modulus) - pressure * volume
-
-
-def flow_power(pressure: FloatArray, flow: FloatArray, bulk_modulus: FloatArray) -> FloatArray:
-    """Power [W] that a flow ``Q`` into a chamber at pressure ``p`` brings in: ``beta (exp(p / beta) - 1) Q``
-    (= p Q (1 + p / (2 beta) + ...)), the rate of ``chamber_energy`` at fixed volume."""
-    return bulk_modulus * np.expm1(pressure / bulk_modulus) * flow
