@@ -152,7 +152,7 @@ def _linear_model(system: System, state: State, inputs: tuple[str, ...], outputs
     length_scale = max(1.0, float(np.max(np.abs(system.marker_position), initial=0.0)))
     position_steps = RELATIVE_STEP * kinematics.coordinate_scale(system, length_scale)
     velocity_steps = RELATIVE_STEP * np.maximum(1.0, np.abs(v))
-    state_steps = RELATIVE_STEP * np.maximum(1.0, np.abs(x))
+    state_steps = RELATIVE_STEP * np.maximum(system.x_scale, np.abs(x))
 
     def rates(dq: FloatArray, dv: FloatArray, dx: FloatArray) -> FloatArray:
         """``(Q - G^T lambda, F)`` at the perturbed state."""

@@ -163,7 +163,9 @@ def equilibrium(
     force_scale = max(1.0, float(np.max(np.abs(start.generalized_force), initial=0.0)))
     rate_scale = max(1.0, float(np.max(np.abs(start.state_rate), initial=0.0)))
     residual_scale = np.r_[np.full(n, force_scale), np.full(len(lam), length_scale), np.full(x.size, rate_scale)]
-    weights = np.r_[1.0 / kinematics.coordinate_scale(system, length_scale), 1.0 / np.maximum(1.0, np.abs(x))]
+    weights = np.r_[
+        1.0 / kinematics.coordinate_scale(system, length_scale), 1.0 / np.maximum(system.x_scale, np.abs(x))
+    ]
     tangent = None
     for iteration in range(max_iterations + 1):
         residual = _static_residual(form, q, x, lam, t)

@@ -363,7 +363,7 @@ class CartesianFormulation:
             return (state.generalized_force - Q0) / step, (state.state_rate - F0) / step
 
         for k in range(nx):
-            step = 1e-7 * (1.0 + abs(x[k]))
+            step = 1e-7 * max(abs(x[k]), s.x_scale[k])
             coupling.Q_x[:, k], coupling.F_x[:, k] = column(step, x=x + step * np.eye(nx)[k])
         read_rows = np.unique(
             np.concatenate([s.active_rows_of[j] for joints in s.force_joints for j in joints] or [np.zeros(0, int)])

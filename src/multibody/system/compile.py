@@ -257,6 +257,7 @@ def _force_groups(model: Model, marker_index: dict[int, int], bodies: list[Rigid
         "force_joints": tuple(np.array([context.constraint(j) for j in f.read_joints], dtype=np.int64) for f in forces),
         "layout": layout,
         "x0": np.concatenate([f.initial_states for f in forces if f.initial_states.size] or [np.zeros(0)]),
+        "x_scale": np.concatenate([f.state_scales for f in forces if f.initial_states.size] or [np.zeros(0)]),
     }
 
 

@@ -184,6 +184,8 @@ class System:
     """the coordinate layout (``multibody.system.layout``); set by ``compile``"""
     x0: FloatArray = field(default_factory=lambda: np.zeros(0))
     """(nx,) initial first-order states"""
+    x_scale: FloatArray = field(default_factory=lambda: np.zeros(0))
+    """(nx,) typical size of each first-order state (``ForceElement.state_scales``)"""
     modal: ModalBodies | None = field(default=None, repr=False)
     """the modal flexible bodies (``multibody.formulation.bodies.modal``), None when there are none"""
 

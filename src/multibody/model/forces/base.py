@@ -24,6 +24,13 @@ class ForceElement(Element):
     read_joints: tuple = ()
     """joints and motions whose multipliers the element's kernel reads (Newton takes the coupling)"""
 
+    @property
+    def state_scales(self) -> NDArray[np.float64]:
+        """(n,) a typical size of each first-order state, in its units: the size below which a
+        change is small (finite-difference steps, statics' scaling). Default ``max(|initial|, 1)``;
+        an element whose states live on another scale (a bristle deflection of micrometres) says so."""
+        return np.maximum(np.abs(self.initial_states), 1.0)
+
     def __init__(self, name: str, i_marker: Marker, j_marker: Marker | None = None) -> None:
         super().__init__(name)
         markers = dict(zip(self.marker_roles, (i_marker, j_marker)))

@@ -166,6 +166,11 @@ class JointFriction(ForceElement):
         return np.zeros(SLIP_COMPONENTS[type(self.joint)])
 
     @property
+    def state_scales(self) -> np.ndarray:
+        """The bristle deflections live on the scale of ``max_stiction_deformation`` [m]."""
+        return np.full(self.initial_states.size, self.max_stiction_deformation)
+
+    @property
     def read_joints(self) -> tuple[Joint, ...]:
         """The joint whose reaction loads the friction."""
         return (self.joint,)
