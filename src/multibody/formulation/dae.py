@@ -141,9 +141,8 @@ class MechanicalDAE:
             )
             gram = Factorization(state.G @ state.G.T) if self.form == "SI2" and self.m else None
         except SingularMatrixError as error:
-            return Correction(
-                predicted, z_guess, False, 0, np.inf, f"singular iteration matrix ({error}): {self.diagnose(q, v, t)}"
-            )
+            singular = f"singular iteration matrix ({error})"
+            return Correction(predicted, z_guess, False, 0, np.inf, lambda: f"{singular}: {self.diagnose(q, v, t)}")
         increment_weights = weights[: self.nq + nv + nx]
         monitor = ConvergenceMonitor(
             tolerance, self.max_iterations, roundoff=roundoff_norm(predicted[: self.nq + nv + nx], increment_weights)
@@ -184,7 +183,7 @@ class MechanicalDAE:
         converged = verdict is Verdict.CONVERGED
         iteration, norm = monitor.iterations, monitor.norm
         if not converged:
-            return Correction(predicted, z_guess, False, iteration, norm, self.diagnose(q, v, t))
+            return Correction(predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t))
         energy, work = np.array([base_energy, base_work]) + c * form.quadrature_rates(state.loads, nu, lam)
         return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
 

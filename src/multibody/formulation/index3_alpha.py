@@ -28,6 +28,7 @@ states ``x`` advance by the method's first-order recursion (``generalized_alpha`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,7 +62,8 @@ class AccelerationSolve:
     iterations: int
     residual: float
     """weighted norm of the last position/velocity/state increment"""
-    diagnosis: str = ""
+    diagnosis: str | Callable[[], str] = ""
+    """for a failure: what went wrong (a function, worked out only if the integrator gives up)"""
 
 
 class Index3Mechanics:
@@ -233,7 +235,10 @@ class Index3Mechanics:
         norm: float,
         reason: str,
     ) -> AccelerationSolve:
-        diagnosis = self._diagnostics.diagnose(q, v, t)
+        def diagnosis() -> str:
+            found = self._diagnostics.diagnose(q, v, t)
+            return f"{reason}: {found}" if reason else found
+
         return AccelerationSolve(
             q,
             v,
@@ -245,5 +250,5 @@ class Index3Mechanics:
             False,
             iterations,
             norm,
-            f"{reason}: {diagnosis}" if reason else diagnosis,
+            diagnosis,
         )

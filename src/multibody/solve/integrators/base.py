@@ -8,6 +8,7 @@ integrator knows nothing of mechanics.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -36,8 +37,14 @@ class Correction:
     iterations: int
     residual: float
     """weighted norm of the last Newton increment"""
-    diagnosis: str = ""
-    """for a failure: what went wrong, naming the element if the problem can"""
+    diagnosis: str | Callable[[], str] = ""
+    """for a failure: what went wrong, naming the element if the problem can; a function when saying
+    it costs work (it is called only if the integrator gives up: ``failure_text``)"""
+
+
+def failure_text(diagnosis: str | Callable[[], str]) -> str:
+    """The text of a failure's diagnosis, working it out if it was left as a function."""
+    return diagnosis() if callable(diagnosis) else diagnosis
 
 
 class ImplicitProblem(Protocol):

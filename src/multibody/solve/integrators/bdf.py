@@ -23,6 +23,7 @@ from multibody.solve.integrators.base import (
     ImplicitProblem,
     IntegrationError,
     Statistics,
+    failure_text,
     max_norm,
 )
 
@@ -135,7 +136,7 @@ class BDF:
                     if self.h < min_step:
                         raise IntegrationError(
                             f"Newton iteration did not converge at t = {t_new:.6g} s with step size {h:.3g} s "
-                            f"(increment norm {correction.residual:.3g}); {correction.diagnosis}",
+                            f"(increment norm {correction.residual:.3g}); {failure_text(correction.diagnosis)}",
                             t_new,
                             h,
                         )

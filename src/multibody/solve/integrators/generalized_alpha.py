@@ -56,7 +56,7 @@ from typing import Protocol
 
 import numpy as np
 
-from multibody.solve.integrators.base import FloatArray, IntegrationError, Statistics, max_norm
+from multibody.solve.integrators.base import FloatArray, IntegrationError, Statistics, failure_text, max_norm
 
 VARIANTS = ("generalized", "HHT")
 
@@ -262,7 +262,7 @@ class GeneralizedAlpha:
                 if not self.adaptive or 0.5 * h < min_step:
                     raise IntegrationError(
                         f"Newton iteration did not converge at t = {t_new:.6g} s with step size {h_step:.3g} s "
-                        f"(increment norm {solved.residual:.3g}); {solved.diagnosis}",
+                        f"(increment norm {solved.residual:.3g}); {failure_text(solved.diagnosis)}",
                         t_new,
                         h_step,
                     )
