@@ -133,3 +133,22 @@ def test_matrices_with_supports_keep_every_mode():
         pinned[dof, dof] += 1e6 * abs(K).max()
     with pytest.raises(mb.ModelError, match="flexible body 'pinned': the stiffness matrix resists only 3 of the 6"):
         mb.FlexibleBody.from_matrices("pinned", M, pinned.tocsr(), mesh.points, 2, 6)
+
+
+def test_repeated_frequencies_get_one_basis_whatever_the_solver_returns():
+    """A round tube's bending modes come in equal pairs, whose eigenvectors any rotation of the pair
+    equally satisfies; the eigensolver's choice moved with the process (its start vector, summation
+    order), and with it the simulation at the integrator's tolerance. ``canonical_modes`` fixes the
+    basis from the modes themselves: a pair rotated and sign-flipped arbitrarily comes back the same
+    to round-off (1e-12), and stays M-orthonormal."""
+    from multibody.fem.reduction import canonical_modes
+
+    rng = np.random.default_rng(5)
+    omega2 = np.array([1.0, 4.0, 4.0 * (1 + 1e-9), 9.0])
+    modes = np.linalg.qr(rng.normal(size=(12, 4)))[0]
+    turn = np.eye(4)
+    angle = 0.7
+    turn[1:3, 1:3] = [[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]]
+    flipped = modes @ turn @ np.diag([-1.0, 1.0, -1.0, -1.0])
+    np.testing.assert_allclose(canonical_modes(omega2, flipped), canonical_modes(omega2, modes), atol=1e-12)
+    np.testing.assert_allclose(canonical_modes(omega2, modes).T @ canonical_modes(omega2, modes), np.eye(4), atol=1e-12)

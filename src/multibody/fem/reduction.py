@@ -217,8 +217,40 @@ def reduce_model(
         basis = craig_bampton_basis(M, K, np.searchsorted(active, boundary), n_modes, owner)
         omega2, modes = orthonormal_modes(M, K, basis, rigid, owner)
     full = np.zeros((n_coordinates, modes.shape[1]))
-    full[active] = modes
+    full[active] = canonical_modes(omega2, modes)
     return omega2, full if tie is None else tie.transformation @ full, condition
+
+
+EQUAL_FREQUENCIES = 1e-6
+"""Relative difference of omega^2 below which modes are one eigenspace (a symmetric part's pairs)."""
+
+
+def canonical_modes(omega2: NDArray[np.float64], modes: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``modes`` (n, m) with each eigenvector's sign and each repeated eigenspace's basis fixed by the
+    modes themselves, not by the eigensolver's start vector or summation order: within a group of
+    equal ``omega2`` (a symmetric section's two bending directions) the basis is rotated so that, on
+    the DOFs where the group moves most (picked greedily, largest remaining amplitude first), it is
+    lower triangular with a positive diagonal. Runs are then reproducible to round-off."""
+    out = modes.copy()
+    start = 0
+    while start < len(omega2):
+        stop = start + 1
+        scale = max(abs(omega2[start]), 1e-300)
+        while stop < len(omega2) and abs(omega2[stop] - omega2[start]) <= EQUAL_FREQUENCIES * scale:
+            stop += 1
+        group = out[:, start:stop]
+        remaining, rows = group.copy(), []
+        for _ in range(stop - start):
+            amplitude = np.round(np.linalg.norm(remaining, axis=1), 10)  # ties broken by DOF order
+            row = int(np.argmax(amplitude))
+            rows.append(row)
+            direction = remaining[row] / np.linalg.norm(remaining[row])
+            remaining = remaining - np.outer(remaining @ direction, direction)
+        Q, R = np.linalg.qr(group[rows].T)
+        Q *= np.where(np.diag(R) < 0.0, -1.0, 1.0)
+        out[:, start:stop] = group @ Q
+        start = stop
+    return out
 
 
 def unrestrained_rigid_modes(K: sp.spmatrix, rigid: NDArray[np.float64], owner: str) -> NDArray[np.float64]:
