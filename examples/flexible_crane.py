@@ -3,7 +3,7 @@
 Two boom sections, steel tubes meshed by the package as Euler-Bernoulli beams (``beam_line`` with
 ``mb.Section.tube``), are modal flexible bodies (``mb.FlexibleBody.from_mesh``, Craig-Bampton modes
 with the two end nodes as interface): section 1 (8 m, 300/280 mm tube, 570 kg) hinges on the turret
-(ground) about the world -y axis, section 2 (7 m, 250/234 mm tube, 340 kg) on the tip of section 1.
+(ground) about the world -y axis, section 2 (7 m, 250/234 mm tube, 335 kg) on the tip of section 1.
 A 200 kg end hose hangs rigidly at the boom tip (a rigid body on a Fixed joint). Each hinge is driven
 (``mb.Motion``): the boom starts straight out horizontally, sagging under its weight, then section
 1 is raised to 40 degrees and section 2 folded to 20 degrees above the horizontal between 0.2 s and
