@@ -81,6 +81,7 @@ _EXPORTS: dict[str, str] = {
     "Ramp": "multibody.model.functions",
     "read_abaqus_matrix": "multibody.fem.matrix_io",
     "read_adm": "multibody.io.adm",
+    "read_ansys_matrices": "multibody.fem.matrix_io",
     "read_urdf": "multibody.io.urdf",
     "RedundantConstraintWarning": "multibody.system.compile",
     "report": "multibody.viz",
