@@ -233,6 +233,181 @@ function showRopes(frame) {
   }
 }
 
+// ---------------------------------------------------------------- flexible bodies: the mesh deformed by the modal coordinates
+// Each kept node k moves to X_k + s sum_j Phi_kj q_j (body axes; s the deformation scale, from the undeformed
+// mesh); the surface of a solid or a tube along a beam's elements is drawn through the nodes and coloured
+// by the true (unscaled) displacement magnitude or von Mises stress against one legend for the whole run.
+const COOL_WARM = [[0.230, 0.299, 0.754], [0.554, 0.690, 0.996], [0.865, 0.865, 0.865], [0.958, 0.604, 0.482], [0.706, 0.016, 0.150]];
+const COLOR_QUANTITIES = {
+  displacement: { title: "displacement", unit: "m", largest: "largest_displacement" },
+  von_mises: { title: "von Mises stress", unit: "Pa", largest: "largest_stress" },
+};
+const TUBE_SIDES = 12;
+let deformationScale = 1;
+let colorBy = "displacement";
+
+function colormap(share, target, offset) { // cool (0) to warm (1), written as r g b at target[offset]; NaN grey
+  if (Number.isNaN(share)) { target[offset] = target[offset + 1] = target[offset + 2] = 0.6; return; }
+  const x = Math.max(0, Math.min(1, share)) * (COOL_WARM.length - 1);
+  const k = Math.min(Math.floor(x), COOL_WARM.length - 2);
+  const f = x - k;
+  for (let c = 0; c < 3; c++) target[offset + c] = (1 - f) * COOL_WARM[k][c] + f * COOL_WARM[k + 1][c];
+}
+
+function tubeIndex(lines) { // quads between the rings of each element's two nodes
+  const index = [];
+  for (let e = 0; e < lines.length / 2; e++) {
+    const a = lines[2 * e] * TUBE_SIDES;
+    const b = lines[2 * e + 1] * TUBE_SIDES;
+    for (let s = 0; s < TUBE_SIDES; s++) {
+      const t = (s + 1) % TUBE_SIDES;
+      index.push(a + s, b + s, b + t, a + s, b + t, a + t);
+    }
+  }
+  return index;
+}
+
+const flexibles = (data.flexible || []).map((flex) => {
+  const n = flex.node_count;
+  const rest = decode(flex.positions, Float32Array);
+  const lines = decode(flex.lines, Uint32Array);
+  const vertexCount = flex.kind === "beam" ? n * TUBE_SIDES : n;
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * vertexCount), 3));
+  geometry.setAttribute("color", new THREE.BufferAttribute(new Float32Array(3 * vertexCount), 3));
+  let object;
+  if (flex.kind === "points") {
+    object = new THREE.Points(geometry, new THREE.PointsMaterial({ size: 0.02 * size, vertexColors: true }));
+  } else {
+    geometry.setIndex(flex.kind === "beam" ? tubeIndex(lines) : Array.from(decode(flex.triangles, Uint32Array)));
+    object = new THREE.Mesh(geometry, new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.6, metalness: 0.05, side: THREE.DoubleSide }));
+  }
+  object.frustumCulled = false;
+  bodies[flex.body].add(object);
+  layers.shapes.push(object);
+  // beams: each node's tangent from its elements, and a fixed reference across it for the ring's axes
+  const tangents = new Float32Array(3 * n);
+  for (let e = 0; e < lines.length / 2; e++) {
+    const [a, b] = [lines[2 * e], lines[2 * e + 1]];
+    for (let c = 0; c < 3; c++) {
+      const d = rest[3 * b + c] - rest[3 * a + c];
+      tangents[3 * a + c] += d;
+      tangents[3 * b + c] += d;
+    }
+  }
+  const references = Array.from({ length: n }, (_, k) => {
+    const t = new THREE.Vector3().fromArray(tangents, 3 * k).normalize();
+    const axis = [new THREE.Vector3(1, 0, 0), new THREE.Vector3(0, 1, 0), new THREE.Vector3(0, 0, 1)]
+      .reduce((best, v) => (Math.abs(v.dot(t)) < Math.abs(best.dot(t)) ? v : best));
+    return axis;
+  });
+  return {
+    flex, object, n, m: flex.mode_count, rest, lines, references,
+    modes: decode(flex.modes, Float32Array),
+    stressModes: flex.stress_modes ? decode(flex.stress_modes, Float32Array) : null,
+    q: decode(flex.modal_coordinates, Float32Array),
+    displaced: new Float32Array(3 * n),
+    values: new Float32Array(n),
+  };
+});
+
+function legendLargest() {
+  return flexibles.reduce((largest, body) => Math.max(largest, body.flex[COLOR_QUANTITIES[colorBy].largest]), 0);
+}
+
+function showFlexible(frame) {
+  const largest = legendLargest();
+  for (const body of flexibles) {
+    const { n, m, rest, modes, stressModes, displaced, values } = body;
+    const q = body.q.subarray(frame * m, (frame + 1) * m);
+    for (let k = 0; k < n; k++) {
+      let squared = 0;
+      for (let a = 0; a < 3; a++) {
+        let u = 0;
+        for (let j = 0; j < m; j++) u += modes[(3 * k + a) * m + j] * q[j];
+        displaced[3 * k + a] = rest[3 * k + a] + deformationScale * u;
+        squared += u * u;
+      }
+      if (colorBy === "von_mises" && stressModes) {
+        const s = [0, 0, 0, 0, 0, 0];
+        for (let a = 0; a < 6; a++) for (let j = 0; j < m; j++) s[a] += stressModes[(6 * k + a) * m + j] * q[j];
+        values[k] = Math.sqrt(0.5 * ((s[0] - s[1]) ** 2 + (s[1] - s[2]) ** 2 + (s[2] - s[0]) ** 2) + 3 * (s[3] ** 2 + s[4] ** 2 + s[5] ** 2));
+      } else {
+        values[k] = colorBy === "von_mises" ? NaN : Math.sqrt(squared); // a beam has no stress field: grey
+      }
+    }
+    const position = body.object.geometry.getAttribute("position");
+    const color = body.object.geometry.getAttribute("color");
+    if (body.flex.kind === "beam") {
+      const tangent = new THREE.Vector3();
+      const across = new THREE.Vector3();
+      const third = new THREE.Vector3();
+      const tangents = new Float32Array(3 * n);
+      for (let e = 0; e < body.lines.length / 2; e++) {
+        const [a, b] = [body.lines[2 * e], body.lines[2 * e + 1]];
+        for (let c = 0; c < 3; c++) {
+          const d = displaced[3 * b + c] - displaced[3 * a + c];
+          tangents[3 * a + c] += d;
+          tangents[3 * b + c] += d;
+        }
+      }
+      for (let k = 0; k < n; k++) {
+        tangent.fromArray(tangents, 3 * k).normalize();
+        across.crossVectors(tangent, body.references[k]).normalize();
+        third.crossVectors(tangent, across);
+        for (let s = 0; s < TUBE_SIDES; s++) {
+          const angle = (2 * Math.PI * s) / TUBE_SIDES;
+          const v = 3 * (k * TUBE_SIDES + s);
+          for (let c = 0; c < 3; c++) {
+            position.array[v + c] = displaced[3 * k + c] + body.flex.radius * (Math.cos(angle) * across.getComponent(c) + Math.sin(angle) * third.getComponent(c));
+          }
+          colormap(largest > 0 ? values[k] / largest : values[k] * 0, color.array, v);
+        }
+      }
+    } else {
+      position.array.set(displaced);
+      for (let k = 0; k < n; k++) colormap(largest > 0 ? values[k] / largest : values[k] * 0, color.array, 3 * k);
+    }
+    position.needsUpdate = true;
+    color.needsUpdate = true;
+    if (body.flex.kind !== "points") body.object.geometry.computeVertexNormals();
+  }
+}
+
+function showLegend() {
+  const quantity = COLOR_QUANTITIES[colorBy];
+  document.getElementById("legend-title").textContent = quantity.title + " [" + quantity.unit + "]";
+  const stops = COOL_WARM.map((c, k) => "rgb(" + c.map((v) => Math.round(255 * v)).join(",") + ") " + (100 * k) / (COOL_WARM.length - 1) + "%");
+  document.getElementById("legend-bar").style.background = "linear-gradient(to right, " + stops.join(", ") + ")";
+  document.getElementById("legend-low").textContent = "0";
+  document.getElementById("legend-high").textContent = legendLargest().toPrecision(3);
+}
+
+function setColorBy(name) {
+  if (!(name in COLOR_QUANTITIES)) throw new Error("unknown colour quantity '" + name + "'; quantities are: " + Object.keys(COLOR_QUANTITIES).join(", "));
+  if (name === "von_mises" && !flexibles.some((body) => body.stressModes)) throw new Error("no solid flexible body: stresses are drawn for solid meshes");
+  colorBy = name;
+  document.getElementById("color-by").value = name;
+  showLegend();
+  showFlexible(frameIndex);
+}
+
+function setDeformationScale(s) {
+  if (!(s >= 0)) throw new Error("the deformation scale must be a number >= 0, got " + s);
+  deformationScale = s;
+  document.getElementById("deformation-scale").value = String(s);
+  showFlexible(frameIndex);
+}
+
+if (flexibles.length) {
+  document.getElementById("flexible-controls").style.display = "block";
+  document.getElementById("legend").style.display = "block";
+  if (flexibles.some((body) => body.stressModes)) document.getElementById("color-by").add(new Option("von Mises stress", "von_mises"));
+  document.getElementById("color-by").addEventListener("change", (event) => setColorBy(event.target.value));
+  document.getElementById("deformation-scale").addEventListener("change", (event) => setDeformationScale(Number(event.target.value)));
+  showLegend();
+}
+
 // ---------------------------------------------------------------- grid at the lowest point
 const lowest = Array.from({ length: positions.length / 3 }, (_, k) => positions[3 * k + 2]).reduce((a, b) => Math.min(a, b), 0);
 const grid = new THREE.GridHelper(10 * size, 20, 0x99a3ad, 0xc9d0d8);
@@ -391,6 +566,7 @@ function showFrame(frame) {
     }
   }
   showRopes(frameIndex);
+  showFlexible(frameIndex);
   for (const { coil, i, j } of coils) {
     const start = markerPoint(i, scratch);
     const end = markerPoint(j, scratch2);
@@ -473,6 +649,10 @@ for (let k = 0; k < positions.length / 3; k++) bounds.expandByPoint(scratch.from
 scene.markers.forEach((m, k) => { // every marker at the first frame: links and joints end there
   markerWorldFrame(0, k, scratch2, new THREE.Vector3());
   bounds.expandByPoint(scratch2);
+});
+flexibles.forEach((body) => { // the undeformed meshes at the first frame
+  bodies[body.flex.body].updateMatrixWorld(true);
+  for (let k = 0; k < body.n; k++) bounds.expandByPoint(bodies[body.flex.body].localToWorld(scratch2.fromArray(body.rest, 3 * k)));
 });
 const center = bounds.getCenter(new THREE.Vector3());
 const radius = Math.max(bounds.getSize(new THREE.Vector3()).length() / 2, 0.8 * size);
@@ -650,4 +830,20 @@ window.multibodyViewer = {
   ropePoints: (r) => Array.from(ropes[r].line.geometry.getAttribute("position").array), // the drawn polyline, flat x y z
   ropeColor: (r) => ropes[r].line.material.color.getHexString(),
   render: () => renderer.render(world, camera),
+  flexibleBodies: flexibles.map((body) => body.flex.name),
+  setDeformationScale,
+  setColorBy,
+  legend: () => ({ quantity: colorBy, title: document.getElementById("legend-title").textContent, largest: legendLargest() }),
+  flexibleNodePositions: (f) => { // world positions of flexible body f's drawn nodes, flat x y z
+    const body = flexibles[f];
+    const group = bodies[body.flex.body];
+    group.updateMatrixWorld(true);
+    const out = [];
+    for (let k = 0; k < body.n; k++) out.push(...group.localToWorld(scratch.fromArray(body.displaced, 3 * k)).toArray());
+    return out;
+  },
+  flexibleNodeValues: (f) => Array.from(flexibles[f].values, (v) => (Number.isNaN(v) ? null : v)), // the coloured quantity at each node [m or Pa]; null: none
+  flexibleVertexColors: (f) => Array.from(flexibles[f].object.geometry.getAttribute("color").array), // r g b per drawn vertex
+  flexibleVertexCount: (f) => flexibles[f].object.geometry.getAttribute("position").count,
+  flexibleTriangleCount: (f) => (flexibles[f].object.geometry.index ? flexibles[f].object.geometry.index.count / 3 : 0),
 };

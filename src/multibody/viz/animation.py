@@ -3,7 +3,8 @@
 The page holds the display description (``multibody.viz.scene``) as JSON and the motion as
 base64 typed arrays: per output frame and body the CM position (3 float32) and the orientation
 quaternion (4 float32), 28 bytes (37.3 characters of base64) per body and frame. Forces and the
-chosen channels add 4 bytes per value. The page exposes its state as ``window.multibodyViewer``
+chosen channels add 4 bytes per value. A flexible body adds its kept nodes, mode shapes (and stress modes)
+once and its modal coordinates per frame (4 bytes each): the page deforms and colours its mesh. The page exposes its state as ``window.multibodyViewer``
 (time, frameIndex, setTime, play, bodyPositions, ...; see ``animation.js``). Inside a report's
 frame it posts ``{multibody: "time", time}`` to the report at every frame shown and obeys
 ``{multibody: "setTime", time}``, so that the report's plots and the animation share one time.
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
 
 BYTES_PER_BODY_FRAME = 28
 """Position (3 float32) and quaternion (4 float32) of one body at one output frame."""
+
+STRESS_CHUNK = 256
+"""Output frames whose node stresses are evaluated at once when looking for the largest."""
 
 DEFAULT_CHANNELS = ("energy.kinetic", "energy.potential", "energy.total")
 """Channels shown as text when none are chosen."""
@@ -94,6 +98,10 @@ def animation_data(results: Results, scene: dict[str, Any], channels: list[str],
     e_WB = arrays["body/euler_parameters"]  # (T, nb, 4) scalar first
     quaternion_xyzw = np.concatenate([e_WB[..., 1:], e_WB[..., :1]], axis=-1)
     force_types = {force["name"]: force["type"] for force in scene["forces"]}
+    flexible = [
+        _flexible_drawing(results, index, body) for index, body in enumerate(scene["bodies"]) if body.get("flexible")
+    ]
+    scene = {**scene, "bodies": [{**body, "flexible": bool(body.get("flexible"))} for body in scene["bodies"]]}
     values = np.column_stack([results.channel(spec) for spec in channels]) if channels else np.zeros((len(results), 0))
     return {
         "title": title,
@@ -108,6 +116,43 @@ def animation_data(results: Results, scene: dict[str, Any], channels: list[str],
         "channels": [{"name": spec, "unit": channel_unit(spec, force_types)} for spec in channels],
         "channel_values": _base64(values, np.float32),
         "ropes": [_rope_drawing(results, scene, force) for force in scene["forces"] if force["type"] == "Rope"],
+        "flexible": flexible,
+    }
+
+
+def _flexible_drawing(results: Results, body_index: int, body: dict[str, Any]) -> dict[str, Any]:
+    """One flexible body for the page: its kept nodes (undeformed, body axes), their translation (n, 3, m)
+    and, for solids, stress (n, 6, m) mode shapes, the surface triangles or beam lines (indices into the
+    kept nodes), and the modal coordinates per frame (T, m), float32 base64; with the largest
+    displacement [m] and von Mises stress [Pa] over the run, the ends of the colour legend."""
+    from multibody.results.flexible import ModalShapes
+
+    shapes = ModalShapes.from_scene(body["flexible"])
+    q = results.modal_coordinates(body["name"])
+    largest_displacement = largest_stress = 0.0
+    for chunk in range(0, len(q), STRESS_CHUNK):  # bounded memory for long runs of large meshes
+        u = np.einsum("kaj,tj->tka", shapes.modes, q[chunk : chunk + STRESS_CHUNK])
+        largest_displacement = max(largest_displacement, float(np.max(np.linalg.norm(u, axis=-1), initial=0.0)))
+        if shapes.stress_modes is not None:
+            from multibody.fem.solids import von_mises
+
+            stress = np.einsum("kaj,tj->tka", shapes.stress_modes, q[chunk : chunk + STRESS_CHUNK])
+            largest_stress = max(largest_stress, float(np.max(von_mises(stress), initial=0.0)))
+    return {
+        "body": body_index,
+        "name": body["name"],
+        "kind": shapes.kind,
+        "node_count": len(shapes.nodes),
+        "mode_count": q.shape[1],
+        "positions": _base64(shapes.positions, np.float32),
+        "modes": _base64(shapes.modes, np.float32),
+        "stress_modes": None if shapes.stress_modes is None else _base64(shapes.stress_modes, np.float32),
+        "triangles": _base64(shapes.triangles, np.uint32),
+        "lines": _base64(shapes.lines, np.uint32),
+        "radius": shapes.radius,
+        "modal_coordinates": _base64(q, np.float32),
+        "largest_displacement": largest_displacement,
+        "largest_stress": largest_stress,
     }
 
 
