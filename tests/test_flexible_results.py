@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_flexible_dynamics import EI_BENDING_Z, GRAVITY, LENGTH, MASS_PER_LENGTH, N_ELEMENTS, cantilever
 
 import multibody as mb
 from multibody.cli import main
 from multibody.fem.solids import box_mesh
 from multibody.system.flexible_scene import surface_triangles
-
-from test_flexible_dynamics import EI_BENDING_Z, GRAVITY, LENGTH, MASS_PER_LENGTH, N_ELEMENTS, cantilever
 
 SAG = MASS_PER_LENGTH * GRAVITY * LENGTH**4 / (8.0 * EI_BENDING_Z)
 """w L^4 / (8 E I): the tip sag of a uniformly loaded cantilever [m]"""
