@@ -233,10 +233,12 @@ function showRopes(frame) {
   }
 }
 
-// ---------------------------------------------------------------- flexible bodies: the mesh deformed by the modal coordinates
-// Each kept node k moves to X_k + s sum_j Phi_kj q_j (body axes; s the deformation scale, from the undeformed
-// mesh); the surface of a solid or a tube along a beam's elements is drawn through the nodes and coloured
-// by the true (unscaled) displacement magnitude or von Mises stress against one legend for the whole run.
+// ---------------------------------------------------------------- flexible bodies and beams: deformed meshes and tubes, coloured
+// A flexible body's kept node k moves to X_k + s sum_j Phi_kj q_j (body axes; s the deformation scale, from the
+// undeformed mesh); the surface of a solid or a tube along a beam's elements is drawn through the nodes and
+// coloured by the true (unscaled) displacement magnitude or von Mises stress. A finite-segment beam is a tube
+// through its segments' ends, coloured by the bending moment its joining springs carry. Each colouring has
+// one legend for the whole run, from 0 to the run's largest value.
 const COOL_WARM = [[0.230, 0.299, 0.754], [0.554, 0.690, 0.996], [0.865, 0.865, 0.865], [0.958, 0.604, 0.482], [0.706, 0.016, 0.150]];
 const COLOR_QUANTITIES = {
   displacement: { title: "displacement", unit: "m", largest: "largest_displacement" },
@@ -267,42 +269,86 @@ function tubeIndex(lines) { // quads between the rings of each element's two nod
   return index;
 }
 
-const flexibles = (data.flexible || []).map((flex) => {
-  const n = flex.node_count;
-  const rest = decode(flex.positions, Float32Array);
-  const lines = decode(flex.lines, Uint32Array);
-  const vertexCount = flex.kind === "beam" ? n * TUBE_SIDES : n;
-  const geometry = new THREE.BufferGeometry();
-  geometry.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * vertexCount), 3));
-  geometry.setAttribute("color", new THREE.BufferAttribute(new Float32Array(3 * vertexCount), 3));
-  let object;
-  if (flex.kind === "points") {
-    object = new THREE.Points(geometry, new THREE.PointsMaterial({ size: 0.02 * size, vertexColors: true }));
-  } else {
-    geometry.setIndex(flex.kind === "beam" ? tubeIndex(lines) : Array.from(decode(flex.triangles, Uint32Array)));
-    object = new THREE.Mesh(geometry, new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.6, metalness: 0.05, side: THREE.DoubleSide }));
-  }
-  object.frustumCulled = false;
-  bodies[flex.body].add(object);
-  layers.shapes.push(object);
-  // beams: each node's tangent from its elements, and a fixed reference across it for the ring's axes
-  const tangents = new Float32Array(3 * n);
+function nodeTangents(points, lines) { // (3n) sum of the directions of each node's elements
+  const tangents = new Float32Array(points.length);
   for (let e = 0; e < lines.length / 2; e++) {
     const [a, b] = [lines[2 * e], lines[2 * e + 1]];
     for (let c = 0; c < 3; c++) {
-      const d = rest[3 * b + c] - rest[3 * a + c];
+      const d = points[3 * b + c] - points[3 * a + c];
       tangents[3 * a + c] += d;
       tangents[3 * b + c] += d;
     }
   }
-  const references = Array.from({ length: n }, (_, k) => {
+  return tangents;
+}
+
+function acrossReferences(points, lines) { // per node the axis most across its first tangent (fixed, so rings do not flip)
+  const tangents = nodeTangents(points, lines);
+  const axes = [new THREE.Vector3(1, 0, 0), new THREE.Vector3(0, 1, 0), new THREE.Vector3(0, 0, 1)];
+  return Array.from({ length: points.length / 3 }, (_, k) => {
     const t = new THREE.Vector3().fromArray(tangents, 3 * k).normalize();
-    const axis = [new THREE.Vector3(1, 0, 0), new THREE.Vector3(0, 1, 0), new THREE.Vector3(0, 0, 1)]
-      .reduce((best, v) => (Math.abs(v.dot(t)) < Math.abs(best.dot(t)) ? v : best));
-    return axis;
+    return axes.reduce((best, v) => (Math.abs(v.dot(t)) < Math.abs(best.dot(t)) ? v : best));
   });
+}
+
+function tubeObject(vertexCount, index) {
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * vertexCount), 3));
+  geometry.setAttribute("color", new THREE.BufferAttribute(new Float32Array(3 * vertexCount), 3));
+  if (index) geometry.setIndex(index);
+  const object = new THREE.Mesh(geometry, new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.6, metalness: 0.05, side: THREE.DoubleSide }));
+  object.frustumCulled = false;
+  layers.shapes.push(object);
+  return object;
+}
+
+function sweepTube(object, points, lines, radius, references, values, largest) {
+  // rings of TUBE_SIDES vertices about each point, across its tangent, coloured by values / largest
+  const position = object.geometry.getAttribute("position");
+  const color = object.geometry.getAttribute("color");
+  const tangents = nodeTangents(points, lines);
+  const tangent = new THREE.Vector3();
+  const across = new THREE.Vector3();
+  const third = new THREE.Vector3();
+  for (let k = 0; k < points.length / 3; k++) {
+    tangent.fromArray(tangents, 3 * k).normalize();
+    across.crossVectors(tangent, references[k]).normalize();
+    third.crossVectors(tangent, across);
+    for (let s = 0; s < TUBE_SIDES; s++) {
+      const angle = (2 * Math.PI * s) / TUBE_SIDES;
+      const v = 3 * (k * TUBE_SIDES + s);
+      for (let c = 0; c < 3; c++) {
+        position.array[v + c] = points[3 * k + c] + radius * (Math.cos(angle) * across.getComponent(c) + Math.sin(angle) * third.getComponent(c));
+      }
+      colormap(largest > 0 ? values[k] / largest : values[k] * 0, color.array, v);
+    }
+  }
+  position.needsUpdate = true;
+  color.needsUpdate = true;
+  object.geometry.computeVertexNormals();
+}
+
+const flexibles = (data.flexible || []).map((flex) => {
+  const n = flex.node_count;
+  const rest = decode(flex.positions, Float32Array);
+  const lines = decode(flex.lines, Uint32Array);
+  let object;
+  if (flex.kind === "points") {
+    const geometry = new THREE.BufferGeometry();
+    geometry.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * n), 3));
+    geometry.setAttribute("color", new THREE.BufferAttribute(new Float32Array(3 * n), 3));
+    object = new THREE.Points(geometry, new THREE.PointsMaterial({ size: 0.02 * size, vertexColors: true }));
+    object.frustumCulled = false;
+    layers.shapes.push(object);
+  } else if (flex.kind === "beam") {
+    object = tubeObject(n * TUBE_SIDES, tubeIndex(lines));
+  } else {
+    object = tubeObject(n, Array.from(decode(flex.triangles, Uint32Array)));
+  }
+  bodies[flex.body].add(object);
   return {
-    flex, object, n, m: flex.mode_count, rest, lines, references,
+    flex, object, n, m: flex.mode_count, rest, lines,
+    references: flex.kind === "beam" ? acrossReferences(rest, lines) : null,
     modes: decode(flex.modes, Float32Array),
     stressModes: flex.stress_modes ? decode(flex.stress_modes, Float32Array) : null,
     q: decode(flex.modal_coordinates, Float32Array),
@@ -311,12 +357,12 @@ const flexibles = (data.flexible || []).map((flex) => {
   };
 });
 
-function legendLargest() {
+function flexibleLargest() {
   return flexibles.reduce((largest, body) => Math.max(largest, body.flex[COLOR_QUANTITIES[colorBy].largest]), 0);
 }
 
 function showFlexible(frame) {
-  const largest = legendLargest();
+  const largest = flexibleLargest();
   for (const body of flexibles) {
     const { n, m, rest, modes, stressModes, displaced, values } = body;
     const q = body.q.subarray(frame * m, (frame + 1) * m);
@@ -333,54 +379,71 @@ function showFlexible(frame) {
         for (let a = 0; a < 6; a++) for (let j = 0; j < m; j++) s[a] += stressModes[(6 * k + a) * m + j] * q[j];
         values[k] = Math.sqrt(0.5 * ((s[0] - s[1]) ** 2 + (s[1] - s[2]) ** 2 + (s[2] - s[0]) ** 2) + 3 * (s[3] ** 2 + s[4] ** 2 + s[5] ** 2));
       } else {
-        values[k] = colorBy === "von_mises" ? NaN : Math.sqrt(squared); // a beam has no stress field: grey
+        values[k] = colorBy === "von_mises" ? NaN : Math.sqrt(squared); // a beam mesh has no stress field: grey
       }
+    }
+    if (body.flex.kind === "beam") {
+      sweepTube(body.object, displaced, body.lines, body.flex.radius, body.references, values, largest);
+      continue;
     }
     const position = body.object.geometry.getAttribute("position");
     const color = body.object.geometry.getAttribute("color");
-    if (body.flex.kind === "beam") {
-      const tangent = new THREE.Vector3();
-      const across = new THREE.Vector3();
-      const third = new THREE.Vector3();
-      const tangents = new Float32Array(3 * n);
-      for (let e = 0; e < body.lines.length / 2; e++) {
-        const [a, b] = [body.lines[2 * e], body.lines[2 * e + 1]];
-        for (let c = 0; c < 3; c++) {
-          const d = displaced[3 * b + c] - displaced[3 * a + c];
-          tangents[3 * a + c] += d;
-          tangents[3 * b + c] += d;
-        }
-      }
-      for (let k = 0; k < n; k++) {
-        tangent.fromArray(tangents, 3 * k).normalize();
-        across.crossVectors(tangent, body.references[k]).normalize();
-        third.crossVectors(tangent, across);
-        for (let s = 0; s < TUBE_SIDES; s++) {
-          const angle = (2 * Math.PI * s) / TUBE_SIDES;
-          const v = 3 * (k * TUBE_SIDES + s);
-          for (let c = 0; c < 3; c++) {
-            position.array[v + c] = displaced[3 * k + c] + body.flex.radius * (Math.cos(angle) * across.getComponent(c) + Math.sin(angle) * third.getComponent(c));
-          }
-          colormap(largest > 0 ? values[k] / largest : values[k] * 0, color.array, v);
-        }
-      }
-    } else {
-      position.array.set(displaced);
-      for (let k = 0; k < n; k++) colormap(largest > 0 ? values[k] / largest : values[k] * 0, color.array, 3 * k);
-    }
+    position.array.set(displaced);
+    for (let k = 0; k < n; k++) colormap(largest > 0 ? values[k] / largest : values[k] * 0, color.array, 3 * k);
     position.needsUpdate = true;
     color.needsUpdate = true;
     if (body.flex.kind !== "points") body.object.geometry.computeVertexNormals();
   }
 }
 
+// finite-segment beams: world points per frame, moved by the displacement scale from the first frame as the bodies are
+const segmentBeams = (data.beams || []).map((beam) => {
+  const n = beam.node_count;
+  const lines = new Uint32Array(2 * (n - 1)).map((_, k) => (k >> 1) + (k & 1));
+  const points = decode(beam.points, Float32Array);
+  const object = tubeObject(n * TUBE_SIDES, tubeIndex(lines));
+  world.add(object);
+  return {
+    beam, object, n, lines, points,
+    moments: decode(beam.bending_moment, Float32Array),
+    references: acrossReferences(points.subarray(0, 3 * n), lines),
+    drawn: new Float32Array(3 * n),
+  };
+});
+
+function showSegmentBeams(frame) {
+  for (const body of segmentBeams) {
+    const { n, points, drawn } = body;
+    for (let k = 0; k < 3 * n; k++) drawn[k] = points[k] + displacementScale * (points[3 * n * frame + k] - points[k]);
+    sweepTube(body.object, drawn, body.lines, body.beam.radius, body.references, body.moments.subarray(n * frame, n * (frame + 1)), body.beam.largest);
+  }
+}
+
+function legendEntries() {
+  const entries = [];
+  if (flexibles.length) {
+    const quantity = COLOR_QUANTITIES[colorBy];
+    entries.push({ title: quantity.title + " [" + quantity.unit + "]", largest: flexibleLargest() });
+  }
+  if (segmentBeams.length) {
+    entries.push({ title: "bending moment [N m]", largest: segmentBeams.reduce((a, body) => Math.max(a, body.beam.largest), 0) });
+  }
+  return entries;
+}
+
 function showLegend() {
-  const quantity = COLOR_QUANTITIES[colorBy];
-  document.getElementById("legend-title").textContent = quantity.title + " [" + quantity.unit + "]";
+  const box = document.getElementById("legend");
   const stops = COOL_WARM.map((c, k) => "rgb(" + c.map((v) => Math.round(255 * v)).join(",") + ") " + (100 * k) / (COOL_WARM.length - 1) + "%");
-  document.getElementById("legend-bar").style.background = "linear-gradient(to right, " + stops.join(", ") + ")";
-  document.getElementById("legend-low").textContent = "0";
-  document.getElementById("legend-high").textContent = legendLargest().toPrecision(3);
+  box.replaceChildren(...legendEntries().map((entry) => {
+    const item = document.createElement("div");
+    item.className = "legend-entry";
+    item.innerHTML = '<div class="legend-title"></div><div class="legend-bar"></div><div class="legend-ends"><span>0</span><span></span></div>';
+    item.querySelector(".legend-title").textContent = entry.title;
+    item.querySelector(".legend-bar").style.background = "linear-gradient(to right, " + stops.join(", ") + ")";
+    item.querySelector(".legend-ends span:last-child").textContent = entry.largest.toPrecision(3);
+    return item;
+  }));
+  box.style.display = box.children.length ? "block" : "none";
 }
 
 function setColorBy(name) {
@@ -401,12 +464,11 @@ function setDeformationScale(s) {
 
 if (flexibles.length) {
   document.getElementById("flexible-controls").style.display = "block";
-  document.getElementById("legend").style.display = "block";
   if (flexibles.some((body) => body.stressModes)) document.getElementById("color-by").add(new Option("von Mises stress", "von_mises"));
   document.getElementById("color-by").addEventListener("change", (event) => setColorBy(event.target.value));
   document.getElementById("deformation-scale").addEventListener("change", (event) => setDeformationScale(Number(event.target.value)));
-  showLegend();
 }
+showLegend();
 
 // ---------------------------------------------------------------- grid at the lowest point
 const lowest = Array.from({ length: positions.length / 3 }, (_, k) => positions[3 * k + 2]).reduce((a, b) => Math.min(a, b), 0);
@@ -567,6 +629,7 @@ function showFrame(frame) {
   }
   showRopes(frameIndex);
   showFlexible(frameIndex);
+  showSegmentBeams(frameIndex);
   for (const { coil, i, j } of coils) {
     const start = markerPoint(i, scratch);
     const end = markerPoint(j, scratch2);
@@ -833,7 +896,8 @@ window.multibodyViewer = {
   flexibleBodies: flexibles.map((body) => body.flex.name),
   setDeformationScale,
   setColorBy,
-  legend: () => ({ quantity: colorBy, title: document.getElementById("legend-title").textContent, largest: legendLargest() }),
+  legend: () => legendEntries(), // [{title, largest}]: what each colour map runs over, 0 .. largest
+  colorBy: () => colorBy,
   flexibleNodePositions: (f) => { // world positions of flexible body f's drawn nodes, flat x y z
     const body = flexibles[f];
     const group = bodies[body.flex.body];
@@ -846,4 +910,11 @@ window.multibodyViewer = {
   flexibleVertexColors: (f) => Array.from(flexibles[f].object.geometry.getAttribute("color").array), // r g b per drawn vertex
   flexibleVertexCount: (f) => flexibles[f].object.geometry.getAttribute("position").count,
   flexibleTriangleCount: (f) => (flexibles[f].object.geometry.index ? flexibles[f].object.geometry.index.count / 3 : 0),
+  beamNames: segmentBeams.map((body) => body.beam.name),
+  beamTubeVertices: (b) => Array.from(segmentBeams[b].object.geometry.getAttribute("position").array), // flat x y z, a ring per node
+  beamBendingMoments: (b) => { // the colouring moment at each segment end at the current frame [N m]
+    const body = segmentBeams[b];
+    return Array.from(body.moments.subarray(body.n * frameIndex, body.n * (frameIndex + 1)));
+  },
+  beamTubeColors: (b) => Array.from(segmentBeams[b].object.geometry.getAttribute("color").array), // r g b per vertex
 };
