@@ -27,7 +27,9 @@ def encode_array(values: ArrayLike, dtype: str = "<f8") -> str:
 def decode_array(text: str, shape: tuple[int, ...], dtype: str = "<f8") -> np.ndarray:
     """The array (``shape``) that ``encode_array`` wrote as ``text``."""
     values = np.frombuffer(base64.b64decode(text), dtype=np.dtype(dtype)).reshape(shape)
-    return values.astype(values.dtype.newbyteorder("="))
+    values = values.astype(values.dtype.newbyteorder("="))
+    values.flags.writeable = False  # like every array of the results
+    return values
 
 
 @dataclass(frozen=True)

@@ -413,9 +413,8 @@ class Results:
         body's is a ``multibody.results.flexible.FlexibleBodyHistory``: its frame's motion, modal
         coordinates, and node deformations, positions and stresses (``deformation(node)`` ...)."""
         history = self._history(_BODIES, name)
-        flexible = dict(self._layout.modal_sizes)
-        name = history.name if history.name in flexible else dict(self._layout.aliases).get(name, name)
-        if name not in flexible:
+        name = name if name in self._indices["body"] else dict(self._layout.aliases).get(name, name)
+        if name not in dict(self._layout.modal_sizes):
             return history
         from multibody.results.flexible import FlexibleBodyHistory
 
