@@ -11,10 +11,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_flexible_dynamics import EI_BENDING_Z, GRAVITY, LENGTH, MASS_PER_LENGTH, N_ELEMENTS, cantilever
+from test_flexible_dynamics import (
+    EI_BENDING_Z,
+    GRAVITY,
+    LENGTH,
+    MASS_PER_LENGTH,
+    N_ELEMENTS,
+    SECTION,
+    STEEL,
+    cantilever,
+)
 
 import multibody as mb
 from multibody.cli import main
+from multibody.fem.beams import beam_line, beam_matrices
 from multibody.fem.solids import box_mesh
 from multibody.system.flexible_scene import surface_triangles
 
@@ -157,3 +167,18 @@ def test_info_lists_the_flexible_bodies_modes(tmp_path, capsys) -> None:
     assert main(["info", str(path)]) == 0
     printed = capsys.readouterr().out
     assert "3 modes (free; frame tied to the reference nodes, held there): 8.355, 16.71, 52.36 Hz" in printed
+
+
+def test_a_body_from_matrices_keeps_its_nodes_as_points(clamped_statics) -> None:
+    """A body made from an FE program's matrices has no mesh to draw: the scene keeps its nodes as points
+    (every node of a small model), and its deformations are those of the same beam made from the mesh."""
+    mesh = beam_line(LENGTH, N_ELEMENTS, SECTION)
+    mass, stiffness = beam_matrices(mesh, STEEL)
+    body = mb.FlexibleBody.from_matrices("beam", mass, stiffness, mesh.points, 8, dofs_per_node=6, reference_nodes=[0])
+    model = mb.Model("matrices", gravity=(0.0, 0.0, -GRAVITY))
+    model.add(body)
+    model.add(mb.Fixed("clamp", body.add_marker("root", node=0), model.ground.add_marker("wall")))
+    beam = mb.statics(model).body("beam")
+    assert beam.shapes.kind == "points"
+    np.testing.assert_array_equal(beam.nodes, np.arange(N_ELEMENTS + 1))
+    np.testing.assert_allclose(beam.deformation(), clamped_statics[True].body("beam").deformation(), atol=1e-12 * SAG)

@@ -714,7 +714,9 @@ scene.markers.forEach((m, k) => { // every marker at the first frame: links and 
   bounds.expandByPoint(scratch2);
 });
 flexibles.forEach((body) => { // the undeformed meshes at the first frame
-  bodies[body.flex.body].updateMatrixWorld(true);
+  const group = bodies[body.flex.body];
+  bodyPose(0, body.flex.body, group.position, group.quaternion);
+  group.updateMatrixWorld(true);
   for (let k = 0; k < body.n; k++) bounds.expandByPoint(bodies[body.flex.body].localToWorld(scratch2.fromArray(body.rest, 3 * k)));
 });
 const center = bounds.getCenter(new THREE.Vector3());
