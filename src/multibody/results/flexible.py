@@ -48,6 +48,9 @@ class ModalShapes:
         lines: (e, 2) the beam's elements, indices into ``nodes`` (solids: (0, 2)).
         radius: radius of the tube that draws a beam [m] (solids: 0).
         frequencies: (m,) the kept modes' frequencies [Hz].
+        marker_modes: full marker name ("body/marker") -> its translation and small-rotation modes T, A
+            (3, m) each (``FlexibleMarker``): the marker's origin is at p_BM + T q and its axes are turned by
+            exp(skew(A q)), as the equations of motion have them.
     """
 
     kind: str
@@ -60,6 +63,7 @@ class ModalShapes:
     lines: np.ndarray
     radius: float
     frequencies: FloatArray
+    marker_modes: dict[str, tuple[FloatArray, FloatArray]]
 
     @staticmethod
     def from_scene(entry: dict[str, Any]) -> ModalShapes:
@@ -77,6 +81,10 @@ class ModalShapes:
             lines=np.asarray(entry["lines"], np.int64).reshape(-1, 2),
             radius=float(entry["radius"]),
             frequencies=np.asarray(entry["frequencies"], float),
+            marker_modes={
+                name: (decode_array(modes["translation_modes"], (3, m)), decode_array(modes["rotation_modes"], (3, m)))
+                for name, modes in entry.get("markers", {}).items()
+            },
         )
 
     def rows(self, nodes: ArrayLike | None, owner: str) -> np.ndarray:

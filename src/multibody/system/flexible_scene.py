@@ -6,6 +6,7 @@ A results file has no model, so the scene carries, for each ``FlexibleBody`` (bo
                  "nodes": [kept node indices, ascending], "positions": (n, 3), "modes": (n, 3, m),
                  "stress_modes": (n, 6, m) (solids; else null), "triangles": [f x 3 indices into "nodes"],
                  "lines": [e x 2 indices into "nodes"], "radius": tube radius [m] (beams),
+                 "markers": {"body/marker": {"translation_modes": (3, m), "rotation_modes": (3, m)}},
                  "frequencies": [m] Hz, "method": ..., "reference_condition": ...}
 
 arrays as base64 little-endian float64 (``multibody.results.flexible.encode_array``; 10.7 characters a
@@ -93,6 +94,14 @@ def flexible_entry(body: FlexibleBody) -> dict[str, Any]:
         "triangles": row[triangles].ravel().tolist(),
         "lines": row[lines].ravel().tolist(),
         "radius": radius,
+        "markers": {
+            marker.full_name: {
+                "translation_modes": encode_array(marker.translation_modes),
+                "rotation_modes": encode_array(marker.rotation_modes),
+            }
+            for marker in body.markers.values()
+            if hasattr(marker, "translation_modes")
+        },
         "frequencies": body.frequencies.tolist(),
         "method": body.method,
         "reference_condition": body.reference_condition,
