@@ -40,6 +40,7 @@ def beam_and_block(with_block: bool = True) -> mb.Model:
     )
     model.add(beam)
     model.add(mb.Fixed("clamp", beam.add_marker("root", node=0), model.ground.add_marker("wall")))
+    beam.add_marker("tip", node=10)
     if with_block:
         mesh = box_mesh((0.6, 0.05, 0.05), (6, 1, 1))
         face = np.flatnonzero(np.isclose(mesh.points[:, 0], 0.0))
@@ -75,6 +76,16 @@ def test_page_draws_the_deformed_meshes_where_the_results_put_the_nodes(statics_
         magnified = body.node_positions()[0] + 39.0 * body.deformation(axes="world")[0]
         np.testing.assert_allclose(drawn, magnified, atol=1e-6)
         page.evaluate(f"{VIEWER}.setDeformationScale(1)")
+    # a marker on a flexible body is drawn at its deformed node, magnified with the mesh
+    tip = page.evaluate(f"{VIEWER}.markerNames").index("beam/tip")
+    beam = results.body("beam")
+    np.testing.assert_allclose(
+        page.evaluate(f"{VIEWER}.markerWorldPosition({tip})"), beam.node_positions(10)[0], atol=1e-6
+    )
+    page.evaluate(f"{VIEWER}.setDeformationScale(40)")
+    magnified = beam.node_positions(10)[0] + 39.0 * beam.deformation(10, axes="world")[0]
+    np.testing.assert_allclose(page.evaluate(f"{VIEWER}.markerWorldPosition({tip})"), magnified, atol=1e-6)
+    page.evaluate(f"{VIEWER}.setDeformationScale(1)")
     # the beam's tube: a ring per node; the block's surface: 2 triangles per outer face (4 + 4 * 6 faces)
     assert page.evaluate(f"{VIEWER}.flexibleVertexCount(0)") == 11 * TUBE_SIDES
     assert page.evaluate(f"{VIEWER}.flexibleTriangleCount(1)") == 2 * (2 + 4 * 6)

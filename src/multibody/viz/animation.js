@@ -118,10 +118,21 @@ function shapeObject(shape) {
   return placed(mesh, shape);
 }
 
-function markerTriad(marker) {
+// Where each marker is in its body now: a marker on a flexible body moves with the deformation (showFlexible
+// updates it and the frames placed at it); on a rigid body it stays where the scene puts it.
+const markerPositions = scene.markers.map((marker) => new THREE.Vector3().fromArray(marker.position));
+const markerFrames = scene.markers.map(() => []);
+
+function placedAtMarker(object, markerIndex) {
+  const frame = placed(object, scene.markers[markerIndex]);
+  markerFrames[markerIndex].push(frame);
+  return frame;
+}
+
+function markerTriad(markerIndex) {
   const triad = new THREE.AxesHelper(0.08 * size);
   layers.markers.push(triad);
-  return placed(triad, marker);
+  return placedAtMarker(triad, markerIndex);
 }
 
 // Inertia hint of a body drawn from its markers: the three principal ellipses of the uniform
@@ -154,11 +165,10 @@ const frameOf = (bodyIndex) => (bodyIndex < 0 ? ground : bodies[bodyIndex]);
 scene.bodies.forEach((body, k) => body.shapes.forEach((shape) => bodies[k].add(shapeObject(shape))));
 scene.bodies.forEach((body, k) => { if (body.inertia_hint) bodies[k].add(inertiaRings(body.inertia_hint, body.shapes[0].color)); });
 scene.ground.shapes.forEach((shape) => ground.add(shapeObject(shape)));
-scene.markers.forEach((marker) => frameOf(marker.body).add(markerTriad(marker)));
+scene.markers.forEach((marker, k) => frameOf(marker.body).add(markerTriad(k)));
 
 function markerPoint(markerIndex, target) {
-  const marker = scene.markers[markerIndex];
-  return frameOf(marker.body).localToWorld(target.fromArray(marker.position));
+  return frameOf(scene.markers[markerIndex].body).localToWorld(target.copy(markerPositions[markerIndex]));
 }
 
 // ---------------------------------------------------------------- forces: coils and arrows
@@ -352,6 +362,12 @@ const flexibles = (data.flexible || []).map((flex) => {
     modes: decode(flex.modes, Float32Array),
     stressModes: flex.stress_modes ? decode(flex.stress_modes, Float32Array) : null,
     q: decode(flex.modal_coordinates, Float32Array),
+    markers: flex.markers.map((marker) => ({
+      index: marker.index,
+      translation: decode(marker.translation_modes, Float32Array), // (3, m)
+      rotation: decode(marker.rotation_modes, Float32Array), // (3, m)
+      restQuaternion: rotationQuaternion(scene.markers[marker.index].rotation),
+    })),
     displaced: new Float32Array(3 * n),
     values: new Float32Array(n),
   };
@@ -366,6 +382,25 @@ function showFlexible(frame) {
   for (const body of flexibles) {
     const { n, m, rest, modes, stressModes, displaced, values } = body;
     const q = body.q.subarray(frame * m, (frame + 1) * m);
+    for (const marker of body.markers) { // origin at p_BM + s T q, axes turned by exp(skew(s A q))
+      const u = [0, 0, 0];
+      const theta = [0, 0, 0];
+      for (let a = 0; a < 3; a++) {
+        for (let j = 0; j < m; j++) {
+          u[a] += marker.translation[a * m + j] * q[j];
+          theta[a] += marker.rotation[a * m + j] * q[j];
+        }
+      }
+      const position = markerPositions[marker.index].fromArray(scene.markers[marker.index].position);
+      position.add(new THREE.Vector3(...u).multiplyScalar(deformationScale));
+      const axis = new THREE.Vector3(...theta);
+      const angle = deformationScale * axis.length();
+      const turn = angle > 0 ? new THREE.Quaternion().setFromAxisAngle(axis.normalize(), angle) : new THREE.Quaternion();
+      for (const placedFrame of markerFrames[marker.index]) {
+        placedFrame.position.copy(position);
+        placedFrame.quaternion.copy(turn).multiply(marker.restQuaternion);
+      }
+    }
     for (let k = 0; k < n; k++) {
       let squared = 0;
       for (let a = 0; a < 3; a++) {
@@ -556,7 +591,7 @@ function travel(joint) { // range of the I marker's position along the J marker'
 function jointMesh(geometry, material, markerIndex) {
   const mesh = new THREE.Mesh(geometry, material);
   layers.joints.push(mesh);
-  frameOf(scene.markers[markerIndex].body).add(placed(mesh, scene.markers[markerIndex]));
+  frameOf(scene.markers[markerIndex].body).add(placedAtMarker(mesh, markerIndex));
   return mesh;
 }
 
@@ -892,6 +927,7 @@ window.multibodyViewer = {
     return [((p.x + 1) / 2) * container.clientWidth, ((1 - p.y) / 2) * container.clientHeight];
   },
   markerNames: scene.markers.map((marker) => marker.name),
+  markerWorldPosition: (m) => markerPoint(m, new THREE.Vector3()).toArray(), // where marker m is drawn now [m]
   ropePoints: (r) => Array.from(ropes[r].line.geometry.getAttribute("position").array), // the drawn polyline, flat x y z
   ropeColor: (r) => ropes[r].line.material.color.getHexString(),
   render: () => renderer.render(world, camera),

@@ -101,7 +101,7 @@ def animation_data(results: Results, scene: dict[str, Any], channels: list[str],
     quaternion_xyzw = np.concatenate([e_WB[..., 1:], e_WB[..., :1]], axis=-1)
     force_types = {force["name"]: force["type"] for force in scene["forces"]}
     flexible = [
-        _flexible_drawing(results, index, body) for index, body in enumerate(scene["bodies"]) if body.get("flexible")
+        _flexible_drawing(results, scene, index) for index, body in enumerate(scene["bodies"]) if body.get("flexible")
     ]
     beams = [_segment_beam_drawing(results, scene, beam) for beam in scene.get("beams", ())]
     segments = {name for beam in scene.get("beams", ()) for name in beam["segments"]}  # drawn as the beams' tubes
@@ -157,13 +157,16 @@ def _segment_beam_drawing(results: Results, scene: dict[str, Any], beam: dict[st
     }
 
 
-def _flexible_drawing(results: Results, body_index: int, body: dict[str, Any]) -> dict[str, Any]:
+def _flexible_drawing(results: Results, scene: dict[str, Any], body_index: int) -> dict[str, Any]:
     """One flexible body for the page: its kept nodes (undeformed, body axes), their translation (n, 3, m)
     and, for solids, stress (n, 6, m) mode shapes, the surface triangles or beam lines (indices into the
-    kept nodes), and the modal coordinates per frame (T, m), float32 base64; with the largest
-    displacement [m] and von Mises stress [Pa] over the run, the ends of the colour legend."""
+    kept nodes), the translation and rotation modes (3, m) of its markers (by index in the scene), and the
+    modal coordinates per frame (T, m), float32 base64; with the largest displacement [m] and von Mises
+    stress [Pa] over the run, the ends of the colour legend."""
     from multibody.results.flexible import ModalShapes
 
+    body = scene["bodies"][body_index]
+    marker_index = {marker["name"]: k for k, marker in enumerate(scene["markers"])}
     shapes = ModalShapes.from_scene(body["flexible"])
     q = results.modal_coordinates(body["name"])
     largest_displacement = largest_stress = 0.0
@@ -188,6 +191,14 @@ def _flexible_drawing(results: Results, body_index: int, body: dict[str, Any]) -
         "lines": _base64(shapes.lines, np.uint32),
         "radius": shapes.radius,
         "modal_coordinates": _base64(q, np.float32),
+        "markers": [
+            {
+                "index": marker_index[name],
+                "translation_modes": _base64(translation, np.float32),
+                "rotation_modes": _base64(rotation, np.float32),
+            }
+            for name, (translation, rotation) in shapes.marker_modes.items()
+        ],
         "largest_displacement": largest_displacement,
         "largest_stress": largest_stress,
     }
