@@ -266,6 +266,10 @@ function colormap(share, target, offset) { // cool (0) to warm (1), written as r
   for (let c = 0; c < 3; c++) target[offset + c] = (1 - f) * COOL_WARM[k][c] + f * COOL_WARM[k + 1][c];
 }
 
+function share(value, largest) { // where value sits on a legend from 0 to largest (NaN, no value, stays NaN)
+  return largest > 0 ? value / largest : value * 0;
+}
+
 function tubeIndex(lines) { // quads between the rings of each element's two nodes
   const index = [];
   for (let e = 0; e < lines.length / 2; e++) {
@@ -330,7 +334,7 @@ function sweepTube(object, points, lines, radius, references, values, largest) {
       for (let c = 0; c < 3; c++) {
         position.array[v + c] = points[3 * k + c] + radius * (Math.cos(angle) * across.getComponent(c) + Math.sin(angle) * third.getComponent(c));
       }
-      colormap(largest > 0 ? values[k] / largest : values[k] * 0, color.array, v);
+      colormap(share(values[k], largest), color.array, v);
     }
   }
   position.needsUpdate = true;
@@ -424,7 +428,7 @@ function showFlexible(frame) {
     const position = body.object.geometry.getAttribute("position");
     const color = body.object.geometry.getAttribute("color");
     position.array.set(displaced);
-    for (let k = 0; k < n; k++) colormap(largest > 0 ? values[k] / largest : values[k] * 0, color.array, 3 * k);
+    for (let k = 0; k < n; k++) colormap(share(values[k], largest), color.array, 3 * k);
     position.needsUpdate = true;
     color.needsUpdate = true;
     if (body.flex.kind !== "points") body.object.geometry.computeVertexNormals();
