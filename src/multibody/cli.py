@@ -32,6 +32,7 @@ from multibody.analysis.statics import quasi_statics, statics
 from multibody.io.adm.command import dataset_module, is_dataset
 from multibody.io.adm.errors import AdmError
 from multibody.model.element import ModelError
+from multibody.model.flexible import FlexibleBody
 from multibody.model.model import Model
 from multibody.results import Results
 from multibody.system.compile import RedundantConstraintWarning
@@ -217,10 +218,22 @@ def format_stats(stats: dict[str, int | float]) -> str:
     return "\n".join(lines)
 
 
+def flexible_modes(body: FlexibleBody) -> str:
+    """One line on a flexible body's kept modes: how they were made and their frequencies [Hz] (of the free
+    body, or of the body held at its interface or reference nodes, as ``FlexibleBody.frequencies`` says)."""
+    reduction = "Craig-Bampton, interface held" if body.method == "craig_bampton" else "free"
+    frame = "frame tied to the reference nodes, held there" if body.reference_condition == "tied" else "mean axes"
+    frequencies = ", ".join(f"{f:.4g}" for f in body.frequencies)
+    return f"{len(body.frequencies)} modes ({reduction}; {frame}): {frequencies} Hz"
+
+
 def element_listing(model: Model) -> str:
     """Bodies, constraints and forces of ``model``, one line each."""
     lines = ["bodies:"]
-    lines += [f"  {b.name}: mass {b.mass:g} kg" for b in model.bodies.values()]
+    for body in model.bodies.values():
+        lines.append(f"  {body.name}: mass {body.mass:g} kg")
+        if isinstance(body, FlexibleBody):
+            lines.append(f"    {flexible_modes(body)}")
     lines.append("constraints:")
     lines += [
         f"  {c.name}: {type(c).__name__} I={c.i_marker.full_name} J={c.j_marker.full_name}" for c in model.constraints()

@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 if TYPE_CHECKING:
     from multibody.results.beam import BeamHistory
+    from multibody.results.flexible import FlexibleBodyHistory, ModalShapes
     from multibody.results.hydraulics import HydraulicsHistory
     from multibody.results.rope import RopeHistory
 
@@ -277,7 +278,7 @@ class Results:
         stats: solver statistics (step counts, function evaluations, wall time ...).
     """
 
-    __slots__ = ("_arrays", "_indices", "_layout", "_message", "_stats", "_status")
+    __slots__ = ("_arrays", "_indices", "_layout", "_message", "_modal_shapes", "_stats", "_status")
 
     def __init__(
         self,
@@ -313,6 +314,7 @@ class Results:
         self._indices = {
             key: {name: index for index, name in enumerate(names)} for key, names in layout.element_names().items()
         }
+        self._modal_shapes: dict[str, ModalShapes] | None = None
 
     @staticmethod
     def load(path: str | os.PathLike[str]) -> Results:
@@ -406,9 +408,36 @@ class Results:
             f"status={self._status!r}, {len(self)} instants{span})"
         )
 
-    def body(self, name: str) -> BodyHistory:
-        """Motion history of the named body; raises KeyError naming the bodies if unknown."""
-        return self._history(_BODIES, name)
+    def body(self, name: str) -> BodyHistory | FlexibleBodyHistory:
+        """Motion history of the named body; raises KeyError naming the bodies if unknown. A flexible
+        body's is a ``multibody.results.flexible.FlexibleBodyHistory``: its frame's motion, modal
+        coordinates, and node deformations, positions and stresses (``deformation(node)`` ...)."""
+        history = self._history(_BODIES, name)
+        name = name if name in self._indices["body"] else dict(self._layout.aliases).get(name, name)
+        if name not in dict(self._layout.modal_sizes):
+            return history
+        from multibody.results.flexible import FlexibleBodyHistory
+
+        views = {f.name: getattr(history, f.name) for f in fields(history)}
+        return FlexibleBodyHistory(
+            **views,
+            modal_coordinates=self.modal_coordinates(name),
+            modal_velocities=self.modal_velocities(name),
+            shapes=self._flexible_shapes().get(name),
+        )
+
+    def _flexible_shapes(self) -> dict[str, ModalShapes]:
+        """Each flexible body's kept nodes and modes, read from the scene once."""
+        if self._modal_shapes is None:
+            from multibody.results.flexible import ModalShapes
+
+            scene = json.loads(self._layout.scene) if self._layout.scene else {}
+            self._modal_shapes = {
+                body["name"]: ModalShapes.from_scene(body["flexible"])
+                for body in scene.get("bodies", ())
+                if body.get("flexible")
+            }
+        return self._modal_shapes
 
     def joint(self, name: str) -> JointHistory:
         """Reaction history of the named joint; raises KeyError naming the joints if unknown."""

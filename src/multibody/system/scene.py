@@ -5,7 +5,7 @@ results file alone can be animated. Everything is in body axes (ground: world ax
 referred to by index (``-1`` is the ground), markers by index into ``System.marker_names``::
 
     {"format": 1, "summary": "...", "gravity": [gx, gy, gz],
-     "bodies": [{"name", "mass", "inertia": 3x3, "shapes": [shape, ...]}, ...],
+     "bodies": [{"name", "mass", "inertia": 3x3, "shapes": [shape, ...], "flexible": None or {...}}, ...],
      "ground": {"shapes": [...]},
      "markers": [{"name": "body/marker", "body": k, "position": [3], "rotation": 3x3 R_BM}, ...],
      "joints": [{"name", "type": "Revolute", "i": marker, "j": marker}, ...],
@@ -13,7 +13,8 @@ referred to by index (``-1`` is the ground), markers by index into ``System.mark
 
 A shape is ``{"type": "box" | "sphere" | "ellipsoid" | "cylinder" | "frustum" | "capsule" |
 "mesh", its dimensions [m], "color": "#rrggbb", "opacity", "position": p_BS, "rotation": R_BS}``
-(see ``multibody.model.geometry``).
+(see ``multibody.model.geometry``). A flexible body's ``"flexible"`` entry carries its kept nodes, mode
+shapes, stress modes and surface (``multibody.system.flexible_scene``); its position is the frame origin's.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ SCENE_FORMAT = 1
 
 def scene_json(model: Model, system: System) -> str:
     """The display description of ``model`` compiled into ``system``, as compact JSON text."""
+    from multibody.model.flexible import FlexibleBody
+    from multibody.system.flexible_scene import flexible_entry
+
     constraints = model.constraints()
     forces = list(model.forces.values())
     scene: dict[str, Any] = {
@@ -42,6 +46,7 @@ def scene_json(model: Model, system: System) -> str:
                 "mass": body.mass,
                 "inertia": body.inertia.tolist(),
                 "shapes": [placed.description() for placed in body.shapes],
+                "flexible": flexible_entry(body) if isinstance(body, FlexibleBody) else None,
             }
             for body in model.bodies.values()
         ],

@@ -118,10 +118,21 @@ function shapeObject(shape) {
   return placed(mesh, shape);
 }
 
-function markerTriad(marker) {
+// Where each marker is in its body now: a marker on a flexible body moves with the deformation (showFlexible
+// updates it and the frames placed at it); on a rigid body it stays where the scene puts it.
+const markerPositions = scene.markers.map((marker) => new THREE.Vector3().fromArray(marker.position));
+const markerFrames = scene.markers.map(() => []);
+
+function placedAtMarker(object, markerIndex) {
+  const frame = placed(object, scene.markers[markerIndex]);
+  markerFrames[markerIndex].push(frame);
+  return frame;
+}
+
+function markerTriad(markerIndex) {
   const triad = new THREE.AxesHelper(0.08 * size);
   layers.markers.push(triad);
-  return placed(triad, marker);
+  return placedAtMarker(triad, markerIndex);
 }
 
 // Inertia hint of a body drawn from its markers: the three principal ellipses of the uniform
@@ -154,11 +165,10 @@ const frameOf = (bodyIndex) => (bodyIndex < 0 ? ground : bodies[bodyIndex]);
 scene.bodies.forEach((body, k) => body.shapes.forEach((shape) => bodies[k].add(shapeObject(shape))));
 scene.bodies.forEach((body, k) => { if (body.inertia_hint) bodies[k].add(inertiaRings(body.inertia_hint, body.shapes[0].color)); });
 scene.ground.shapes.forEach((shape) => ground.add(shapeObject(shape)));
-scene.markers.forEach((marker) => frameOf(marker.body).add(markerTriad(marker)));
+scene.markers.forEach((marker, k) => frameOf(marker.body).add(markerTriad(k)));
 
 function markerPoint(markerIndex, target) {
-  const marker = scene.markers[markerIndex];
-  return frameOf(marker.body).localToWorld(target.fromArray(marker.position));
+  return frameOf(scene.markers[markerIndex].body).localToWorld(target.copy(markerPositions[markerIndex]));
 }
 
 // ---------------------------------------------------------------- forces: coils and arrows
@@ -232,6 +242,272 @@ function showRopes(frame) {
     rope.line.material.color.copy(slackColor).lerp(tautColor, share);
   }
 }
+
+// ---------------------------------------------------------------- flexible bodies and beams: deformed meshes and tubes, coloured
+// A flexible body's kept node k moves to X_k + s sum_j Phi_kj q_j (body axes; s the deformation scale, from the
+// undeformed mesh); the surface of a solid or a tube along a beam's elements is drawn through the nodes and
+// coloured by the true (unscaled) displacement magnitude or von Mises stress. A finite-segment beam is a tube
+// through its segments' ends, coloured by the bending moment its joining springs carry. Each colouring has
+// one legend for the whole run, from 0 to the run's largest value.
+const COOL_WARM = [[0.230, 0.299, 0.754], [0.554, 0.690, 0.996], [0.865, 0.865, 0.865], [0.958, 0.604, 0.482], [0.706, 0.016, 0.150]];
+const COLOR_QUANTITIES = {
+  displacement: { title: "displacement", unit: "m", largest: "largest_displacement" },
+  von_mises: { title: "von Mises stress", unit: "Pa", largest: "largest_stress" },
+};
+const TUBE_SIDES = 12;
+let deformationScale = 1;
+let colorBy = "displacement";
+
+function colormap(share, target, offset) { // cool (0) to warm (1), written as r g b at target[offset]; NaN grey
+  if (Number.isNaN(share)) { target[offset] = target[offset + 1] = target[offset + 2] = 0.6; return; }
+  const x = Math.max(0, Math.min(1, share)) * (COOL_WARM.length - 1);
+  const k = Math.min(Math.floor(x), COOL_WARM.length - 2);
+  const f = x - k;
+  for (let c = 0; c < 3; c++) target[offset + c] = (1 - f) * COOL_WARM[k][c] + f * COOL_WARM[k + 1][c];
+}
+
+function share(value, largest) { // where value sits on a legend from 0 to largest (NaN, no value, stays NaN)
+  return largest > 0 ? value / largest : value * 0;
+}
+
+function tubeIndex(lines) { // quads between the rings of each element's two nodes
+  const index = [];
+  for (let e = 0; e < lines.length / 2; e++) {
+    const a = lines[2 * e] * TUBE_SIDES;
+    const b = lines[2 * e + 1] * TUBE_SIDES;
+    for (let s = 0; s < TUBE_SIDES; s++) {
+      const t = (s + 1) % TUBE_SIDES;
+      index.push(a + s, b + s, b + t, a + s, b + t, a + t);
+    }
+  }
+  return index;
+}
+
+function nodeTangents(points, lines) { // (3n) sum of the directions of each node's elements
+  const tangents = new Float32Array(points.length);
+  for (let e = 0; e < lines.length / 2; e++) {
+    const [a, b] = [lines[2 * e], lines[2 * e + 1]];
+    for (let c = 0; c < 3; c++) {
+      const d = points[3 * b + c] - points[3 * a + c];
+      tangents[3 * a + c] += d;
+      tangents[3 * b + c] += d;
+    }
+  }
+  return tangents;
+}
+
+function acrossReferences(points, lines) { // per node the axis most across its first tangent (fixed, so rings do not flip)
+  const tangents = nodeTangents(points, lines);
+  const axes = [new THREE.Vector3(1, 0, 0), new THREE.Vector3(0, 1, 0), new THREE.Vector3(0, 0, 1)];
+  return Array.from({ length: points.length / 3 }, (_, k) => {
+    const t = new THREE.Vector3().fromArray(tangents, 3 * k).normalize();
+    return axes.reduce((best, v) => (Math.abs(v.dot(t)) < Math.abs(best.dot(t)) ? v : best));
+  });
+}
+
+function tubeObject(vertexCount, index) {
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * vertexCount), 3));
+  geometry.setAttribute("color", new THREE.BufferAttribute(new Float32Array(3 * vertexCount), 3));
+  if (index) geometry.setIndex(index);
+  const object = new THREE.Mesh(geometry, new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.6, metalness: 0.05, side: THREE.DoubleSide }));
+  object.frustumCulled = false;
+  layers.shapes.push(object);
+  return object;
+}
+
+function sweepTube(object, points, lines, radius, references, values, largest) {
+  // rings of TUBE_SIDES vertices about each point, across its tangent, coloured by values / largest
+  const position = object.geometry.getAttribute("position");
+  const color = object.geometry.getAttribute("color");
+  const tangents = nodeTangents(points, lines);
+  const tangent = new THREE.Vector3();
+  const across = new THREE.Vector3();
+  const third = new THREE.Vector3();
+  for (let k = 0; k < points.length / 3; k++) {
+    tangent.fromArray(tangents, 3 * k).normalize();
+    across.crossVectors(tangent, references[k]).normalize();
+    third.crossVectors(tangent, across);
+    for (let s = 0; s < TUBE_SIDES; s++) {
+      const angle = (2 * Math.PI * s) / TUBE_SIDES;
+      const v = 3 * (k * TUBE_SIDES + s);
+      for (let c = 0; c < 3; c++) {
+        position.array[v + c] = points[3 * k + c] + radius * (Math.cos(angle) * across.getComponent(c) + Math.sin(angle) * third.getComponent(c));
+      }
+      colormap(share(values[k], largest), color.array, v);
+    }
+  }
+  position.needsUpdate = true;
+  color.needsUpdate = true;
+  object.geometry.computeVertexNormals();
+}
+
+const flexibles = (data.flexible || []).map((flex) => {
+  const n = flex.node_count;
+  const rest = decode(flex.positions, Float32Array);
+  const lines = decode(flex.lines, Uint32Array);
+  let object;
+  if (flex.kind === "points") {
+    const geometry = new THREE.BufferGeometry();
+    geometry.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * n), 3));
+    geometry.setAttribute("color", new THREE.BufferAttribute(new Float32Array(3 * n), 3));
+    object = new THREE.Points(geometry, new THREE.PointsMaterial({ size: 0.02 * size, vertexColors: true }));
+    object.frustumCulled = false;
+    layers.shapes.push(object);
+  } else if (flex.kind === "beam") {
+    object = tubeObject(n * TUBE_SIDES, tubeIndex(lines));
+  } else {
+    object = tubeObject(n, Array.from(decode(flex.triangles, Uint32Array)));
+  }
+  bodies[flex.body].add(object);
+  return {
+    flex, object, n, m: flex.mode_count, rest, lines,
+    references: flex.kind === "beam" ? acrossReferences(rest, lines) : null,
+    modes: decode(flex.modes, Float32Array),
+    stressModes: flex.stress_modes ? decode(flex.stress_modes, Float32Array) : null,
+    q: decode(flex.modal_coordinates, Float32Array),
+    markers: flex.markers.map((marker) => ({
+      index: marker.index,
+      translation: decode(marker.translation_modes, Float32Array), // (3, m)
+      rotation: decode(marker.rotation_modes, Float32Array), // (3, m)
+      restQuaternion: rotationQuaternion(scene.markers[marker.index].rotation),
+    })),
+    displaced: new Float32Array(3 * n),
+    values: new Float32Array(n),
+  };
+});
+
+function flexibleLargest() {
+  return flexibles.reduce((largest, body) => Math.max(largest, body.flex[COLOR_QUANTITIES[colorBy].largest]), 0);
+}
+
+function showFlexible(frame) {
+  const largest = flexibleLargest();
+  for (const body of flexibles) {
+    const { n, m, rest, modes, stressModes, displaced, values } = body;
+    const q = body.q.subarray(frame * m, (frame + 1) * m);
+    for (const marker of body.markers) { // origin at p_BM + s T q, axes turned by exp(skew(s A q))
+      const u = [0, 0, 0];
+      const theta = [0, 0, 0];
+      for (let a = 0; a < 3; a++) {
+        for (let j = 0; j < m; j++) {
+          u[a] += marker.translation[a * m + j] * q[j];
+          theta[a] += marker.rotation[a * m + j] * q[j];
+        }
+      }
+      const position = markerPositions[marker.index].fromArray(scene.markers[marker.index].position);
+      position.add(new THREE.Vector3(...u).multiplyScalar(deformationScale));
+      const axis = new THREE.Vector3(...theta);
+      const angle = deformationScale * axis.length();
+      const turn = angle > 0 ? new THREE.Quaternion().setFromAxisAngle(axis.normalize(), angle) : new THREE.Quaternion();
+      for (const placedFrame of markerFrames[marker.index]) {
+        placedFrame.position.copy(position);
+        placedFrame.quaternion.copy(turn).multiply(marker.restQuaternion);
+      }
+    }
+    for (let k = 0; k < n; k++) {
+      let squared = 0;
+      for (let a = 0; a < 3; a++) {
+        let u = 0;
+        for (let j = 0; j < m; j++) u += modes[(3 * k + a) * m + j] * q[j];
+        displaced[3 * k + a] = rest[3 * k + a] + deformationScale * u;
+        squared += u * u;
+      }
+      if (colorBy === "von_mises" && stressModes) {
+        const s = [0, 0, 0, 0, 0, 0];
+        for (let a = 0; a < 6; a++) for (let j = 0; j < m; j++) s[a] += stressModes[(6 * k + a) * m + j] * q[j];
+        values[k] = Math.sqrt(0.5 * ((s[0] - s[1]) ** 2 + (s[1] - s[2]) ** 2 + (s[2] - s[0]) ** 2) + 3 * (s[3] ** 2 + s[4] ** 2 + s[5] ** 2));
+      } else {
+        values[k] = colorBy === "von_mises" ? NaN : Math.sqrt(squared); // a beam mesh has no stress field: grey
+      }
+    }
+    if (body.flex.kind === "beam") {
+      sweepTube(body.object, displaced, body.lines, body.flex.radius, body.references, values, largest);
+      continue;
+    }
+    const position = body.object.geometry.getAttribute("position");
+    const color = body.object.geometry.getAttribute("color");
+    position.array.set(displaced);
+    for (let k = 0; k < n; k++) colormap(share(values[k], largest), color.array, 3 * k);
+    position.needsUpdate = true;
+    color.needsUpdate = true;
+    if (body.flex.kind !== "points") body.object.geometry.computeVertexNormals();
+  }
+}
+
+// finite-segment beams: world points per frame, moved by the displacement scale from the first frame as the bodies are
+const segmentBeams = (data.beams || []).map((beam) => {
+  const n = beam.node_count;
+  const lines = new Uint32Array(2 * (n - 1)).map((_, k) => (k >> 1) + (k & 1));
+  const points = decode(beam.points, Float32Array);
+  const object = tubeObject(n * TUBE_SIDES, tubeIndex(lines));
+  world.add(object);
+  return {
+    beam, object, n, lines, points,
+    moments: decode(beam.bending_moment, Float32Array),
+    references: acrossReferences(points.subarray(0, 3 * n), lines),
+    drawn: new Float32Array(3 * n),
+  };
+});
+
+function showSegmentBeams(frame) {
+  for (const body of segmentBeams) {
+    const { n, points, drawn } = body;
+    for (let k = 0; k < 3 * n; k++) drawn[k] = points[k] + displacementScale * (points[3 * n * frame + k] - points[k]);
+    sweepTube(body.object, drawn, body.lines, body.beam.radius, body.references, body.moments.subarray(n * frame, n * (frame + 1)), body.beam.largest);
+  }
+}
+
+function legendEntries() {
+  const entries = [];
+  if (flexibles.length) {
+    const quantity = COLOR_QUANTITIES[colorBy];
+    entries.push({ title: quantity.title + " [" + quantity.unit + "]", largest: flexibleLargest() });
+  }
+  if (segmentBeams.length) {
+    entries.push({ title: "bending moment [N m]", largest: segmentBeams.reduce((a, body) => Math.max(a, body.beam.largest), 0) });
+  }
+  return entries;
+}
+
+function showLegend() {
+  const box = document.getElementById("legend");
+  const stops = COOL_WARM.map((c, k) => "rgb(" + c.map((v) => Math.round(255 * v)).join(",") + ") " + (100 * k) / (COOL_WARM.length - 1) + "%");
+  box.replaceChildren(...legendEntries().map((entry) => {
+    const item = document.createElement("div");
+    item.className = "legend-entry";
+    item.innerHTML = '<div class="legend-title"></div><div class="legend-bar"></div><div class="legend-ends"><span>0</span><span></span></div>';
+    item.querySelector(".legend-title").textContent = entry.title;
+    item.querySelector(".legend-bar").style.background = "linear-gradient(to right, " + stops.join(", ") + ")";
+    item.querySelector(".legend-ends span:last-child").textContent = entry.largest.toPrecision(3);
+    return item;
+  }));
+  box.style.display = box.children.length ? "block" : "none";
+}
+
+function setColorBy(name) {
+  if (!(name in COLOR_QUANTITIES)) throw new Error("unknown colour quantity '" + name + "'; quantities are: " + Object.keys(COLOR_QUANTITIES).join(", "));
+  if (name === "von_mises" && !flexibles.some((body) => body.stressModes)) throw new Error("no solid flexible body: stresses are drawn for solid meshes");
+  colorBy = name;
+  document.getElementById("color-by").value = name;
+  showLegend();
+  showFlexible(frameIndex);
+}
+
+function setDeformationScale(s) {
+  if (!(s >= 0)) throw new Error("the deformation scale must be a number >= 0, got " + s);
+  deformationScale = s;
+  document.getElementById("deformation-scale").value = String(s);
+  showFlexible(frameIndex);
+}
+
+if (flexibles.length) {
+  document.getElementById("flexible-controls").style.display = "block";
+  if (flexibles.some((body) => body.stressModes)) document.getElementById("color-by").add(new Option("von Mises stress", "von_mises"));
+  document.getElementById("color-by").addEventListener("change", (event) => setColorBy(event.target.value));
+  document.getElementById("deformation-scale").addEventListener("change", (event) => setDeformationScale(Number(event.target.value)));
+}
+showLegend();
 
 // ---------------------------------------------------------------- grid at the lowest point
 const lowest = Array.from({ length: positions.length / 3 }, (_, k) => positions[3 * k + 2]).reduce((a, b) => Math.min(a, b), 0);
@@ -319,7 +595,7 @@ function travel(joint) { // range of the I marker's position along the J marker'
 function jointMesh(geometry, material, markerIndex) {
   const mesh = new THREE.Mesh(geometry, material);
   layers.joints.push(mesh);
-  frameOf(scene.markers[markerIndex].body).add(placed(mesh, scene.markers[markerIndex]));
+  frameOf(scene.markers[markerIndex].body).add(placedAtMarker(mesh, markerIndex));
   return mesh;
 }
 
@@ -391,6 +667,8 @@ function showFrame(frame) {
     }
   }
   showRopes(frameIndex);
+  showFlexible(frameIndex);
+  showSegmentBeams(frameIndex);
   for (const { coil, i, j } of coils) {
     const start = markerPoint(i, scratch);
     const end = markerPoint(j, scratch2);
@@ -473,6 +751,12 @@ for (let k = 0; k < positions.length / 3; k++) bounds.expandByPoint(scratch.from
 scene.markers.forEach((m, k) => { // every marker at the first frame: links and joints end there
   markerWorldFrame(0, k, scratch2, new THREE.Vector3());
   bounds.expandByPoint(scratch2);
+});
+flexibles.forEach((body) => { // the undeformed meshes at the first frame
+  const group = bodies[body.flex.body];
+  bodyPose(0, body.flex.body, group.position, group.quaternion);
+  group.updateMatrixWorld(true);
+  for (let k = 0; k < body.n; k++) bounds.expandByPoint(bodies[body.flex.body].localToWorld(scratch2.fromArray(body.rest, 3 * k)));
 });
 const center = bounds.getCenter(new THREE.Vector3());
 const radius = Math.max(bounds.getSize(new THREE.Vector3()).length() / 2, 0.8 * size);
@@ -647,7 +931,32 @@ window.multibodyViewer = {
     return [((p.x + 1) / 2) * container.clientWidth, ((1 - p.y) / 2) * container.clientHeight];
   },
   markerNames: scene.markers.map((marker) => marker.name),
+  markerWorldPosition: (m) => markerPoint(m, new THREE.Vector3()).toArray(), // where marker m is drawn now [m]
   ropePoints: (r) => Array.from(ropes[r].line.geometry.getAttribute("position").array), // the drawn polyline, flat x y z
   ropeColor: (r) => ropes[r].line.material.color.getHexString(),
   render: () => renderer.render(world, camera),
+  flexibleBodies: flexibles.map((body) => body.flex.name),
+  setDeformationScale,
+  setColorBy,
+  legend: () => legendEntries(), // [{title, largest}]: what each colour map runs over, 0 .. largest
+  colorBy: () => colorBy,
+  flexibleNodePositions: (f) => { // world positions of flexible body f's drawn nodes, flat x y z
+    const body = flexibles[f];
+    const group = bodies[body.flex.body];
+    group.updateMatrixWorld(true);
+    const out = [];
+    for (let k = 0; k < body.n; k++) out.push(...group.localToWorld(scratch.fromArray(body.displaced, 3 * k)).toArray());
+    return out;
+  },
+  flexibleNodeValues: (f) => Array.from(flexibles[f].values, (v) => (Number.isNaN(v) ? null : v)), // the coloured quantity at each node [m or Pa]; null: none
+  flexibleVertexColors: (f) => Array.from(flexibles[f].object.geometry.getAttribute("color").array), // r g b per drawn vertex
+  flexibleVertexCount: (f) => flexibles[f].object.geometry.getAttribute("position").count,
+  flexibleTriangleCount: (f) => (flexibles[f].object.geometry.index ? flexibles[f].object.geometry.index.count / 3 : 0),
+  beamNames: segmentBeams.map((body) => body.beam.name),
+  beamTubeVertices: (b) => Array.from(segmentBeams[b].object.geometry.getAttribute("position").array), // flat x y z, a ring per node
+  beamBendingMoments: (b) => { // the colouring moment at each segment end at the current frame [N m]
+    const body = segmentBeams[b];
+    return Array.from(body.moments.subarray(body.n * frameIndex, body.n * (frameIndex + 1)));
+  },
+  beamTubeColors: (b) => Array.from(segmentBeams[b].object.geometry.getAttribute("color").array), // r g b per vertex
 };

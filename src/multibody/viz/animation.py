@@ -3,7 +3,10 @@
 The page holds the display description (``multibody.viz.scene``) as JSON and the motion as
 base64 typed arrays: per output frame and body the CM position (3 float32) and the orientation
 quaternion (4 float32), 28 bytes (37.3 characters of base64) per body and frame. Forces and the
-chosen channels add 4 bytes per value. The page exposes its state as ``window.multibodyViewer``
+chosen channels add 4 bytes per value. A flexible body adds its kept nodes, mode shapes (and stress modes)
+once and its modal coordinates per frame (4 bytes each): the page deforms and colours its mesh. A
+finite-segment beam is drawn as a tube through its segment ends (12 bytes per end and frame), coloured by
+the bending moment (4 more), instead of its segments' cylinders. The page exposes its state as ``window.multibodyViewer``
 (time, frameIndex, setTime, play, bodyPositions, ...; see ``animation.js``). Inside a report's
 frame it posts ``{multibody: "time", time}`` to the report at every frame shown and obeys
 ``{multibody: "setTime", time}``, so that the report's plots and the animation share one time.
@@ -31,6 +34,9 @@ if TYPE_CHECKING:
 
 BYTES_PER_BODY_FRAME = 28
 """Position (3 float32) and quaternion (4 float32) of one body at one output frame."""
+
+STRESS_CHUNK = 256
+"""Output frames whose node stresses are evaluated at once when looking for the largest."""
 
 DEFAULT_CHANNELS = ("energy.kinetic", "energy.potential", "energy.total")
 """Channels shown as text when none are chosen."""
@@ -94,6 +100,18 @@ def animation_data(results: Results, scene: dict[str, Any], channels: list[str],
     e_WB = arrays["body/euler_parameters"]  # (T, nb, 4) scalar first
     quaternion_xyzw = np.concatenate([e_WB[..., 1:], e_WB[..., :1]], axis=-1)
     force_types = {force["name"]: force["type"] for force in scene["forces"]}
+    flexible = [
+        _flexible_drawing(results, scene, index) for index, body in enumerate(scene["bodies"]) if body.get("flexible")
+    ]
+    beams = [_segment_beam_drawing(results, scene, beam) for beam in scene.get("beams", ())]
+    segments = {name for beam in scene.get("beams", ()) for name in beam["segments"]}  # drawn as the beams' tubes
+    scene = {
+        **scene,
+        "bodies": [
+            {**body, "flexible": bool(body.get("flexible")), **({"shapes": []} if body["name"] in segments else {})}
+            for body in scene["bodies"]
+        ],
+    }
     values = np.column_stack([results.channel(spec) for spec in channels]) if channels else np.zeros((len(results), 0))
     return {
         "title": title,
@@ -108,6 +126,81 @@ def animation_data(results: Results, scene: dict[str, Any], channels: list[str],
         "channels": [{"name": spec, "unit": channel_unit(spec, force_types)} for spec in channels],
         "channel_values": _base64(values, np.float32),
         "ropes": [_rope_drawing(results, scene, force) for force in scene["forces"] if force["type"] == "Rope"],
+        "flexible": flexible,
+        "beams": beams,
+    }
+
+
+def _segment_beam_drawing(results: Results, scene: dict[str, Any], beam: dict[str, Any]) -> dict[str, Any]:
+    """One finite-segment beam for the page, drawn as a tube through its segment ends: the points per frame
+    (T, n + 1, 3) and the bending moment magnitude sqrt(M_y^2 + M_z^2) [N m] at each (T, n + 1), float32
+    base64: the joining spring's at an inner end (the clamp's at the first, when clamped), 0 at a free end;
+    the tube's radius is that of the segments' cylinders."""
+    from multibody.results.beam import beam_history
+
+    history = beam_history(results, beam, scene["markers"])
+    count = history.node_positions.shape[1]
+    moments = np.zeros(history.node_positions.shape[:2])
+    joints = history.section_forces.shape[1]
+    first = 0 if joints == count - 1 else 1  # a clamped beam's first spring is at its first end
+    moments[:, first : first + joints] = np.linalg.norm(history.section_forces[..., 4:6], axis=-1)
+    bodies = {body["name"]: body for body in scene["bodies"]}
+    cylinders = [shape for shape in bodies[beam["segments"][0]]["shapes"] if shape["type"] == "cylinder"]
+    radius = cylinders[0]["radius"] if cylinders else 0.01 * scene["size"]
+    return {
+        "name": beam["name"],
+        "node_count": count,
+        "points": _base64(history.node_positions, np.float32),
+        "bending_moment": _base64(moments, np.float32),
+        "largest": float(np.max(moments, initial=0.0)),
+        "radius": radius,
+    }
+
+
+def _flexible_drawing(results: Results, scene: dict[str, Any], body_index: int) -> dict[str, Any]:
+    """One flexible body for the page: its kept nodes (undeformed, body axes), their translation (n, 3, m)
+    and, for solids, stress (n, 6, m) mode shapes, the surface triangles or beam lines (indices into the
+    kept nodes), the translation and rotation modes (3, m) of its markers (by index in the scene), and the
+    modal coordinates per frame (T, m), float32 base64; with the largest displacement [m] and von Mises
+    stress [Pa] over the run, the ends of the colour legend."""
+    from multibody.results.flexible import ModalShapes
+
+    body = scene["bodies"][body_index]
+    marker_index = {marker["name"]: k for k, marker in enumerate(scene["markers"])}
+    shapes = ModalShapes.from_scene(body["flexible"])
+    q = results.modal_coordinates(body["name"])
+    largest_displacement = largest_stress = 0.0
+    for chunk in range(0, len(q), STRESS_CHUNK):  # bounded memory for long runs of large meshes
+        u = np.einsum("kaj,tj->tka", shapes.modes, q[chunk : chunk + STRESS_CHUNK])
+        largest_displacement = max(largest_displacement, float(np.max(np.linalg.norm(u, axis=-1), initial=0.0)))
+        if shapes.stress_modes is not None:
+            from multibody.fem.solids import von_mises
+
+            stress = np.einsum("kaj,tj->tka", shapes.stress_modes, q[chunk : chunk + STRESS_CHUNK])
+            largest_stress = max(largest_stress, float(np.max(von_mises(stress), initial=0.0)))
+    return {
+        "body": body_index,
+        "name": body["name"],
+        "kind": shapes.kind,
+        "node_count": len(shapes.nodes),
+        "mode_count": q.shape[1],
+        "positions": _base64(shapes.positions, np.float32),
+        "modes": _base64(shapes.modes, np.float32),
+        "stress_modes": None if shapes.stress_modes is None else _base64(shapes.stress_modes, np.float32),
+        "triangles": _base64(shapes.triangles, np.uint32),
+        "lines": _base64(shapes.lines, np.uint32),
+        "radius": shapes.radius,
+        "modal_coordinates": _base64(q, np.float32),
+        "markers": [
+            {
+                "index": marker_index[name],
+                "translation_modes": _base64(translation, np.float32),
+                "rotation_modes": _base64(rotation, np.float32),
+            }
+            for name, (translation, rotation) in shapes.marker_modes.items()
+        ],
+        "largest_displacement": largest_displacement,
+        "largest_stress": largest_stress,
     }
 
 

@@ -4,6 +4,11 @@ Node tree: a root node "world" turns multibody's z-up world into glTF's y-up con
 (-90 deg about x); under it one node per body, whose translation (CM position [m]) and rotation
 (unit quaternion x y z w) are keyed at every output instant (LINEAR samplers), and under each body
 one node per shape at its pose in body axes. The ground's shapes hang from a static "ground" node.
+
+A flexible body's node (at its frame origin) carries its undeformed mesh (a solid's outer surface, or a
+tube of ``TUBE_SIDES`` sides along a beam's elements) with one morph target per kept mode: the target
+moves each vertex by its node's translation mode shape, and the animation keys the morph weights to the
+modal coordinates at every output instant, so a glTF viewer superposes the modes as the run does.
 """
 
 from __future__ import annotations
@@ -27,6 +32,11 @@ if TYPE_CHECKING:
 
 Z_UP_TO_Y_UP = [-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)]
 """Rotation of the root node, quaternion x y z w: -90 deg about x takes world z to glTF y."""
+
+TUBE_SIDES = 12
+"""Sides of the tube that draws a flexible beam (its radius: ``multibody.system.flexible_scene``)."""
+FLEXIBLE_COLOR = "#8fa9c8"
+"""Colour of flexible meshes (a glTF file holds no per-frame colouring)."""
 
 _FLOAT, _UNSIGNED_INT = 5126, 5125
 _ARRAY_BUFFER, _ELEMENT_ARRAY_BUFFER = 34962, 34963
@@ -100,9 +110,15 @@ def export_gltf(
     if scene["ground"]["shapes"]:
         add_shapes(scene["ground"]["shapes"], add_node({"name": "ground"}, 0))
     body_nodes = []
+    morphed: list[tuple[int, str]] = []
     for body in scene["bodies"]:
         body_nodes.append(add_node({"name": body["name"]}, 0))
         add_shapes(body["shapes"], body_nodes[-1])
+        if body.get("flexible") and body["flexible"]["kind"] in ("solid", "beam"):
+            meshes.append(_flexible_mesh(buffer, body["flexible"], len(materials)))
+            materials.append(_material({"color": FLEXIBLE_COLOR, "opacity": 1.0}))
+            node = add_node({"name": f"{body['name']}/deformed mesh", "mesh": len(meshes) - 1}, body_nodes[-1])
+            morphed.append((node, body["name"]))
 
     time = buffer.accessor(np.asarray(results.time - results.time[0], dtype=np.float32), "SCALAR", bounds=True)
     positions = np.asarray(results.arrays["body/position"], dtype=np.float32)
@@ -116,6 +132,12 @@ def export_gltf(
             output = buffer.accessor(np.ascontiguousarray(values[:, b]), accessor_type)
             samplers.append({"input": time, "output": output, "interpolation": "LINEAR"})
             channels.append({"sampler": len(samplers) - 1, "target": {"node": node, "path": path_name}})
+    for node, name in morphed:
+        weights = np.asarray(results.modal_coordinates(name), dtype=np.float32)
+        samplers.append(
+            {"input": time, "output": buffer.accessor(weights.ravel(), "SCALAR"), "interpolation": "LINEAR"}
+        )
+        channels.append({"sampler": len(samplers) - 1, "target": {"node": node, "path": "weights"}})
 
     document: dict[str, Any] = {
         "asset": {"version": "2.0", "generator": "multibody"},
@@ -153,6 +175,74 @@ def _mesh(buffer: _Buffer, description: dict[str, Any], material: int) -> dict[s
         "name": description["type"],
         "primitives": [{"attributes": attributes, "indices": indices, "material": material}],
     }
+
+
+def _flexible_mesh(buffer: _Buffer, flexible: dict[str, Any], material: int) -> dict[str, Any]:
+    """A glTF mesh of a flexible body's undeformed surface or beam tube (body axes), with one morph target
+    (vertex displacement per unit modal coordinate) per kept mode."""
+    from multibody.results.flexible import ModalShapes
+
+    shapes = ModalShapes.from_scene(flexible)
+    if shapes.kind == "beam":
+        vertices, faces, vertex_node = tube_mesh(shapes.positions, shapes.lines, shapes.radius, TUBE_SIDES)
+    else:
+        vertices, faces, vertex_node = shapes.positions, shapes.triangles, np.arange(len(shapes.nodes))
+    attributes = {
+        "POSITION": buffer.accessor(np.asarray(vertices, np.float32), "VEC3", _ARRAY_BUFFER, bounds=True),
+        "NORMAL": buffer.accessor(_vertex_normals(vertices, faces), "VEC3", _ARRAY_BUFFER),
+    }
+    targets = [
+        {
+            "POSITION": buffer.accessor(
+                np.asarray(shapes.modes[vertex_node, :, j], np.float32), "VEC3", _ARRAY_BUFFER, bounds=True
+            )
+        }
+        for j in range(shapes.modes.shape[2])
+    ]
+    indices = buffer.accessor(np.asarray(faces, dtype=np.uint32).ravel(), "SCALAR", _ELEMENT_ARRAY_BUFFER)
+    return {
+        "name": "deformed mesh",
+        "primitives": [{"attributes": attributes, "indices": indices, "material": material, "targets": targets}],
+        "weights": [0.0] * len(targets),
+    }
+
+
+def tube_mesh(
+    points: np.ndarray, lines: np.ndarray, radius: float, sides: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A tube of ``radius`` [m] along the polyline elements ``lines`` (e, 2) between ``points`` (n, 3): a ring
+    of ``sides`` vertices about each point, across the sum of its elements' directions, joined by quads.
+    Returns vertices (n sides, 3), triangles (2 e sides, 3) and the point each vertex belongs to."""
+    tangent = np.zeros_like(points)
+    along = points[lines[:, 1]] - points[lines[:, 0]]
+    np.add.at(tangent, lines[:, 0], along)
+    np.add.at(tangent, lines[:, 1], along)
+    tangent /= np.linalg.norm(tangent, axis=1, keepdims=True)
+    reference = np.eye(3)[np.argmin(np.abs(tangent), axis=1)]  # the axis most across each tangent
+    across = np.cross(tangent, reference)
+    across /= np.linalg.norm(across, axis=1, keepdims=True)
+    third = np.cross(tangent, across)
+    angle = 2.0 * np.pi * np.arange(sides) / sides
+    vertices = points[:, None] + radius * (
+        np.cos(angle)[None, :, None] * across[:, None] + np.sin(angle)[None, :, None] * third[:, None]
+    )
+    side, following = np.arange(sides), (np.arange(sides) + 1) % sides
+    a, b = lines[:, :1] * sides, lines[:, 1:] * sides
+    faces = np.stack(
+        [np.stack([a + side, b + side, b + following], -1), np.stack([a + side, b + following, a + following], -1)], 2
+    ).reshape(-1, 3)
+    return vertices.reshape(-1, 3), faces, np.repeat(np.arange(len(points)), sides)
+
+
+def _vertex_normals(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """Unit vertex normals (float32): the area-weighted sum of the normals of the triangles at each vertex."""
+    corners = vertices[faces]
+    face_normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    normals = np.zeros_like(vertices)
+    for k in range(3):
+        np.add.at(normals, faces[:, k], face_normals)
+    length = np.linalg.norm(normals, axis=1, keepdims=True)
+    return np.asarray(normals / np.where(length > 0.0, length, 1.0), np.float32)
 
 
 def _material(description: dict[str, Any]) -> dict[str, Any]:

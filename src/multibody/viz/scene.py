@@ -6,7 +6,8 @@ is then drawn as a ball at its centre of mass. A body without shapes gets links 
 its centre of mass to each of its markers, a small ball at the centre of mass, and an inertia
 hint: ``body["inertia_hint"] = {"semi_axes": [3], "rotation": R_BS}``, the principal semi-axes
 and axes of the uniform ellipsoid of the same mass and central inertia, which the viewer draws
-as three thin rings (an outline, not a solid that would hide the mechanism).
+as three thin rings (an outline, not a solid that would hide the mechanism). A flexible body is drawn
+by its deformed mesh (``body["flexible"]``), so it gets no automatic picture.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def scene_description(results: Results, model: Model | System | None = None) -> 
         )
     scene["size"] = characteristic_length(scene, results)
     for index, body in enumerate(scene["bodies"]):
-        body["automatic"] = not body["shapes"]
+        body["automatic"] = not body["shapes"] and not body.get("flexible")
         if body["automatic"]:
             body["shapes"] = automatic_shapes(scene, index, PALETTE[index % len(PALETTE)])
             if body["inertia"] is not None:
@@ -86,14 +87,23 @@ def _motion_only_scene(results: Results) -> dict[str, Any]:
 
 def characteristic_length(scene: dict[str, Any], results: Results) -> float:
     """Size of the scene [m]: the larger of the extent swept by the centres of mass and the
-    largest marker distance from its body's origin (1 m for a single point at rest)."""
+    largest marker or flexible-mesh node distance from its body's origin (1 m for a single point at rest)."""
     extent = 0.0
     positions = results.arrays["body/position"]
     if positions.size:
         extent = float(np.max(np.ptp(positions.reshape(-1, 3), axis=0)))
     offsets = [np.linalg.norm(marker["position"]) for marker in scene["markers"] if marker["body"] >= 0]
+    offsets += [_mesh_extent(body["flexible"]) for body in scene["bodies"] if body.get("flexible")]
     length = max([extent, *offsets])
     return length if length > 0.0 else 1.0
+
+
+def _mesh_extent(flexible: dict[str, Any]) -> float:
+    """The largest distance of a flexible body's kept nodes from its frame origin [m]."""
+    from multibody.results.flexible import decode_array
+
+    positions = decode_array(flexible["positions"], (len(flexible["nodes"]), 3))
+    return float(np.max(np.linalg.norm(positions, axis=1), initial=0.0))
 
 
 def automatic_shapes(scene: dict[str, Any], body_index: int, color: str) -> list[dict[str, Any]]:
