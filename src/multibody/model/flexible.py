@@ -82,7 +82,10 @@ class FlexibleBody(MovingBody):
         dropped) or ``"tied"`` (``reference_nodes`` given: the frame is fixed to those nodes, whose
         DOFs are held in every mode; a beam node or three non-collinear solid nodes; or matrices
         whose stiffness already holds the body).
-    modal_stiffness, modal_damping : (m, m) diag(omega^2) [1/s^2] and the damping matrix [1/s].
+    modal_stiffness, modal_damping : (m, m) diag(omega^2) [1/s^2] and the damping matrix [1/s]: from
+        ``damping_ratio`` (one or per mode) or ``rayleigh=(alpha, beta)``; given neither, ADAMS's
+        default (1 % of critical below 100 Hz, 10 % to 1 kHz, critical above:
+        ``multibody.fem.reduction.default_damping_ratios``); ``damping_ratio=0`` for none.
     invariants : ``multibody.fem.invariants.ModalInvariants``.
     geometric_stiffness : name -> (m, m) modal geometric stiffness of a reference load case (see
         ``add_spin_stiffening``, ``add_axial_stiffening``).
@@ -117,7 +120,7 @@ class FlexibleBody(MovingBody):
         rigid_sets: Sequence[Sequence[int]] = (),
     ) -> None:
         from multibody.fem.invariants import modal_invariants
-        from multibody.fem.reduction import modal_damping, reduce_model
+        from multibody.fem.reduction import default_damping_ratios, modal_damping, reduce_model
         from multibody.fem.rigid_sets import tie_rigid_sets
 
         super().__init__(name)
@@ -152,12 +155,10 @@ class FlexibleBody(MovingBody):
         self.modes = modes
         self.modal_stiffness = np.diag(np.clip(omega2, 0.0, None))
         self.frequencies = np.sqrt(np.clip(omega2, 0.0, None)) / (2.0 * np.pi)
-        damped = damping_ratio is not None or rayleigh is not None
-        omega = 2.0 * np.pi * self.frequencies
+        if damping_ratio is None and rayleigh is None:
+            damping_ratio = default_damping_ratios(self.frequencies)
         try:
-            self.modal_damping = (
-                modal_damping(omega, damping_ratio, rayleigh) if damped else np.zeros_like(self.modal_stiffness)
-            )
+            self.modal_damping = modal_damping(2.0 * np.pi * self.frequencies, damping_ratio, rayleigh)
         except ModelError as error:
             raise ModelError(f"{owner}: {error}") from None
         self.invariants = modal_invariants(M, modes, points, self.dofs_per_node)
