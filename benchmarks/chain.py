@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from exudyn_run import solve_generalized_alpha
 from numpy.typing import NDArray
 
 import multibody as mb
@@ -155,24 +156,12 @@ def run_exudyn(n_links: int, t_end: float) -> Run:
         parent = link
     mbs.Assemble()
 
-    settings = exu.SimulationSettings()
-    settings.timeIntegration.endTime = t_end
-    settings.timeIntegration.numberOfSteps = int(round(t_end / EXUDYN_STEP))
-    settings.timeIntegration.automaticStepSize = False
-    settings.timeIntegration.verboseMode = 0
-    settings.timeIntegration.generalizedAlpha.spectralRadius = EXUDYN_SPECTRAL_RADIUS
-    settings.linearSolver.solverType = exu.LinearSolverType.EigenSparse
-    settings.solution.file.write = False
-    settings.solution.sensors.writePeriod = OUTPUT_STEP
-    settings.show.globalTimers = False
-
-    started = time.perf_counter()
-    mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha)
-    wall_time = time.perf_counter() - started
+    steps = round(t_end / EXUDYN_STEP)
+    wall_time = solve_generalized_alpha(exu, mbs, t_end, steps, OUTPUT_STEP, EXUDYN_SPECTRAL_RADIUS, fixed_step=True)
     samples = np.asarray(mbs.GetSensorStoredData(sensor))
     return Run(
         wall_time=wall_time,
-        steps=settings.timeIntegration.numberOfSteps,
+        steps=steps,
         time=samples[:, 0],
         link1_angle=link1_angle(samples[:, 1:4]),
     )
@@ -217,19 +206,10 @@ def run_exudyn_planar(n_links: int, t_end: float) -> Run:
             )
         parent, parent_local = link, [LENGTH / 2, 0.0, 0.0]
     mbs.Assemble()
-    settings = exu.SimulationSettings()
-    settings.timeIntegration.endTime = t_end
-    settings.timeIntegration.numberOfSteps = int(round(t_end / EXUDYN_STEP))
-    settings.timeIntegration.verboseMode = 0
-    settings.timeIntegration.generalizedAlpha.spectralRadius = EXUDYN_SPECTRAL_RADIUS
-    settings.linearSolver.solverType = exu.LinearSolverType.EigenSparse
-    settings.solution.file.write = False
-    settings.solution.sensors.writePeriod = OUTPUT_STEP
-    started = time.perf_counter()
-    mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha)
-    wall_time = time.perf_counter() - started
+    steps = round(t_end / EXUDYN_STEP)
+    wall_time = solve_generalized_alpha(exu, mbs, t_end, steps, OUTPUT_STEP, EXUDYN_SPECTRAL_RADIUS)
     samples = np.asarray(mbs.GetSensorStoredData(sensor))
-    return Run(wall_time, settings.timeIntegration.numberOfSteps, samples[:, 0], link1_angle(samples[:, 1:4]))
+    return Run(wall_time, steps, samples[:, 0], link1_angle(samples[:, 1:4]))
 
 
 def growth_exponent(sizes: list[int], cost: list[float]) -> float:

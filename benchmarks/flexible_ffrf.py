@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from exudyn_run import solve_generalized_alpha
 from numpy.typing import NDArray
 
 import multibody as mb
@@ -176,19 +177,10 @@ def run_exudyn(links: list[mb.FlexibleBody], M, K, start, end, t_end: float, ste
     )
     mbs.Assemble()
 
-    settings = exu.SimulationSettings()
-    settings.timeIntegration.endTime = t_end
-    settings.timeIntegration.numberOfSteps = round(t_end / step)
-    settings.timeIntegration.verboseMode = 0
-    settings.timeIntegration.generalizedAlpha.spectralRadius = EXUDYN_SPECTRAL_RADIUS
-    settings.linearSolver.solverType = exu.LinearSolverType.EigenSparse
-    settings.solution.file.write = False
-    settings.solution.sensors.writePeriod = OUTPUT_STEP
-    started = time.perf_counter()
-    mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha)
-    wall_time = time.perf_counter() - started
+    steps = round(t_end / step)
+    wall_time = solve_generalized_alpha(exu, mbs, t_end, steps, OUTPUT_STEP, EXUDYN_SPECTRAL_RADIUS)
     samples = np.asarray(mbs.GetSensorStoredData(sensor))
-    return Run(wall_time, int(settings.timeIntegration.numberOfSteps), samples[-1, 1:4])
+    return Run(wall_time, steps, samples[-1, 1:4])
 
 
 def main() -> None:

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from exudyn_run import solve_generalized_alpha
 
 import multibody as mb
 
@@ -103,17 +104,10 @@ def run_exudyn() -> tuple[float, int, float]:
         SensorNode(nodeNumber=crank_node, storeInternal=True, outputVariableType=exu.OutputVariableType.Coordinates)
     )
     mbs.Assemble()
-    settings = exu.SimulationSettings()
-    settings.timeIntegration.endTime = T_END
-    settings.timeIntegration.numberOfSteps = int(round(T_END / EXUDYN_STEP))
-    settings.timeIntegration.verboseMode = 0
-    settings.solution.file.write = False
-    settings.solution.sensors.writePeriod = OUTPUT_STEP
-    started = time.perf_counter()
-    mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha)
-    wall = time.perf_counter() - started
+    steps = round(T_END / EXUDYN_STEP)
+    wall = solve_generalized_alpha(exu, mbs, T_END, steps, OUTPUT_STEP, sparse=False)
     samples = np.asarray(mbs.GetSensorStoredData(sensor))
-    return wall, int(settings.timeIntegration.numberOfSteps), float(samples[-1, 3])
+    return wall, steps, float(samples[-1, 3])
 
 
 def main() -> None:
