@@ -9,8 +9,9 @@ kind adds what the deformation does (Shabana's floating-frame formulation, small
 * a marker at node set k sits at ``p_BQ = p_BQ0 + T_k q_f`` with axes turned by the small rotation
   ``theta = A_k q_f`` (``R_BM = exp(skew(theta)) R_BM0``, exact so the axes stay orthonormal);
 * its twist gains ``R_WB T_k q_f'`` and ``R_WB A_k q_f'``, its acceleration bias the Coriolis term
-  ``2 w x R_WB T_k q_f'`` and its angular acceleration ``w x R_WB A_k q_f'`` (``angular_bias_rhs``); the constraint Jacobian gains the modal columns ``a_v . R_WB T_k +
-  a_w . R_WB A_k`` from a row's coefficients ``(a_v, a_w)`` on the marker twist;
+  ``2 w x R_WB T_k q_f'`` and its angular acceleration ``w x R_WB A_k q_f'`` (``angular_bias_rhs``);
+  the constraint Jacobian gains the modal columns ``a_v . R_WB T_k + a_w . R_WB A_k`` from a row's
+  coefficients ``(a_v, a_w)`` on the marker twist;
 * spin stiffening (``FlexibleBody.add_spin_stiffening``): the modal stiffness grows by ``Omega^2 K_G``,
   ``Omega`` the body's angular velocity about the spin axis, the prestress a rotating body carries
   (without it a spinning beam's modal model softens and diverges; its energy is not in the books);
@@ -320,8 +321,8 @@ def body_terms(
         u = np.concatenate([v_B, w_B, qdot])
         M, quadratic = body_dynamics(*invariants.kernel_arrays, q_f, u)
         g_B = R.T @ gravity
-        s = invariants.first_moment + invariants.translation_coupling @ q_f
-        weight = np.concatenate([invariants.mass * g_B, cross(s, g_B), invariants.translation_coupling.T @ g_B])
+        moment_of_weight = cross(invariants.first_moment_at(q_f), g_B)
+        weight = np.concatenate([invariants.mass * g_B, moment_of_weight, invariants.translation_coupling.T @ g_B])
         transport = M[:, :3] @ cross(w_B, v_B)  # M [w x v_B; 0; 0]: the world-axes translation's rate
         body_axes = quadratic + transport + weight
         damping_force = modal.damping[k] @ qdot
@@ -335,7 +336,9 @@ def body_terms(
     return blocks, dissipated
 
 
-def add_mass_matrix(blocks: list[tuple[IntArray, FloatArray]], base: np.ndarray | sp.spmatrix):
+def add_mass_matrix(
+    blocks: list[tuple[IntArray, FloatArray]], base: np.ndarray | sp.spmatrix
+) -> np.ndarray | sp.csr_matrix:
     """``base`` (the rigid bodies' constant mass matrix, zero on modal bodies) plus the modal
     bodies' ``blocks`` (``body_terms``): a new dense array or CSR matrix of the same kind."""
     if sp.issparse(base):
