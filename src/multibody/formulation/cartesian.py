@@ -4,8 +4,10 @@
     M dv/dt = Q(q, v, t) - G(q)^T lambda
     Phi(q, t) = 0,   G v = nu,   G dv/dt = gamma
 
-``M`` is constant block-diagonal (m I, J_B); ``Q`` holds gravity, the gyroscopic moment
-``-w_B x J_B w_B`` and the force elements. The pipeline is staged as in the files it calls:
+``M`` is constant block-diagonal (m I, J_B) for rigid bodies; a flexible body adds its block
+``M(q)`` and its quadratic velocity, elastic and damping forces (``bodies.modal``), so ``M`` is read
+from each ``Evaluation``. ``Q`` holds gravity, the gyroscopic moment ``-w_B x J_B w_B`` and the
+force elements. The pipeline is staged as in the files it calls:
 positions (``frames.pose``) -> velocities (``frames.twist``) -> forces (``forces``) ->
 constraints (``constraints``) -> accelerations (``accelerations``).
 """
