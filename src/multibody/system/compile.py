@@ -15,7 +15,7 @@ from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation.constraints import JacobianAssembler, position_level
 from multibody.formulation.forces.family import ForceGroup, GroupContext
 from multibody.formulation.forces.registry import family_of
-from multibody.model.body import RigidBody
+from multibody.model.body import MovingBody, RigidBody
 from multibody.model.element import ModelError
 from multibody.model.flexible import FlexibleBody, FlexibleMarker
 from multibody.model.functions import TimeFunction
@@ -137,7 +137,7 @@ def _settle_redundancy_assembled(system: System) -> System:
     return system
 
 
-def _assembly_freedoms(bodies: list[RigidBody]) -> tuple[np.ndarray, np.ndarray]:
+def _assembly_freedoms(bodies: list[MovingBody]) -> tuple[np.ndarray, np.ndarray]:
     """Inverse weights per velocity-space coordinate: 0 exact, 1 given, large when unspecified."""
     position, velocity = [], []
     for body in bodies:
@@ -150,7 +150,7 @@ def _assembly_freedoms(bodies: list[RigidBody]) -> tuple[np.ndarray, np.ndarray]
     return np.array(position), np.array(velocity)
 
 
-def _freedom(body: RigidBody, component: str, input_name: str) -> float:
+def _freedom(body: MovingBody, component: str, input_name: str) -> float:
     """Inverse assembly weight of one initial-condition component of ``body``."""
     if component in body.exact or input_name in body.exact:
         return 0.0
@@ -219,10 +219,10 @@ def _driver_functions(system: System, constraints: list) -> tuple[TimeFunction |
     return tuple(drivers)
 
 
-def _force_groups(model: Model, marker_index: dict[int, int], bodies: list[RigidBody]) -> dict:
+def _force_groups(model: Model, marker_index: dict[int, int], bodies: list[MovingBody]) -> dict:
     """The force elements grouped by family (``multibody.formulation.forces.registry``), what each
-    element reads, the coordinate layout (rigid bodies, then the first-order states of the
-    elements that carry them) and the initial states."""
+    element reads, the coordinate layout (every body's frame, the flexible bodies' modal blocks, then
+    the first-order states of the elements that carry them), the initial states and their scales."""
     forces = list(model.forces.values())
     constraint_index = {id(c): k for k, c in enumerate(model.constraints())}
     with_states = [(f.name, f.initial_states.size) for f in forces if f.initial_states.size]
@@ -261,7 +261,7 @@ def _force_groups(model: Model, marker_index: dict[int, int], bodies: list[Rigid
     }
 
 
-def _modal_bodies(bodies: list, markers: list[Marker], n_bodies: int) -> ModalBodies | None:
+def _modal_bodies(bodies: list[MovingBody], markers: list[Marker], n_bodies: int) -> ModalBodies | None:
     """The modal bodies (``multibody.formulation.bodies.modal``), None when the model has none. Their
     modal coordinates follow every body's frame block in ``q`` and ``v``, in model order."""
     flexible = [(k, b) for k, b in enumerate(bodies) if isinstance(b, FlexibleBody)]

@@ -124,9 +124,9 @@ class System:
     gravity: FloatArray
     body_names: tuple[str, ...]
     mass: FloatArray
-    """(nb,) [kg]"""
+    """(nb,) [kg] of the rigid bodies (zero for a flexible body's frame: its inertia is in ``modal``)"""
     inertia: FloatArray
-    """(nb, 3, 3) about the CM, body axes [kg m^2]"""
+    """(nb, 3, 3) about the CM, body axes [kg m^2] (zero for a flexible body's frame)"""
     marker_names: tuple[str, ...]
     """``body/marker`` per marker"""
     marker_body: IntArray
