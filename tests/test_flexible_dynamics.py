@@ -210,31 +210,11 @@ def test_constraint_acceleration_terms_of_flexible_markers():
     assert np.max(np.abs(expected)) > 1.0
 
 
-def test_compiled_inertia_terms_equal_the_reference_formulas():
-    """The modal kind's compiled ``body_dynamics`` (mass matrix M(q) and quadratic velocity vector) equals
-    ``ModalInvariants.mass_matrix`` / ``quadratic_velocity`` (NumPy, whose energy conservation
-    tests/fem/test_fem_invariants.py checks) at a random deformed, moving state of a Craig-Bampton beam
-    with nonzero couplings: two implementations of the same formulas, so to round-off (1e-12 relative)."""
-    from multibody.formulation.bodies.modal import body_dynamics
-
-    body = mb.FlexibleBody.from_mesh(
-        "beam", beam_line(LENGTH, N_ELEMENTS, SECTION), STEEL, n_modes=5, reference_nodes=[0]
-    )
-    invariants = body.invariants
-    rng = np.random.default_rng(7)
-    q, u = 0.01 * rng.normal(size=5), rng.normal(size=11)
-    M, quadratic = body_dynamics(*invariants.kernel_arrays, q, u)
-    reference = invariants.mass_matrix(q)
-    np.testing.assert_allclose(M, reference, rtol=0, atol=1e-12 * np.max(np.abs(reference)))
-    expected = invariants.quadratic_velocity(q, u[:3], u[3:6], u[6:])
-    np.testing.assert_allclose(quadratic, expected, rtol=0, atol=1e-12 * np.max(np.abs(expected)))
-
-
 def test_sparse_linear_algebra_gives_the_dense_motion(monkeypatch):
     """Large models take sparse matrices (M(q) blocks added to a CSR matrix, modal columns to a CSR G);
     forced here on the small cantilever, the motion is the dense run's to round-off (the same Newton
     iterates, factorized by SuperLU instead of LAPACK)."""
-    import multibody.formulation.cartesian as cartesian
+    from multibody.formulation import cartesian
 
     model, _ = cantilever(n_modes=4, damping_ratio=0.2, tied=True)
     dense = mb.dynamics(model, 0.2, 0.01).modal_coordinates("beam")

@@ -45,10 +45,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 from numpy.typing import NDArray
 
 from multibody.fem.reduction import rigid_body_modes
-from multibody.spatial.rotations import skew
 
 LEVI_CIVITA = np.zeros((3, 3, 3))
 LEVI_CIVITA[0, 1, 2] = LEVI_CIVITA[1, 2, 0] = LEVI_CIVITA[2, 0, 1] = 1.0
@@ -99,44 +99,12 @@ class ModalInvariants:
 
     def inertia_at(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
         """J(q) [kg m^2] (3, 3): inertia of the deformed body about O, body axes."""
-        C0 = 0.5 * np.trace(self.inertia) * np.eye(3) - self.inertia
-        linear = np.einsum("j,jab->ab", q, self.position_modes)
-        C = C0 + linear + linear.T + np.einsum("j,l,jlab->ab", q, q, self.mode_products)
-        return np.trace(C) * np.eye(3) - C
-
-    def rotation_coupling_at(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
-        """M_wf(q) (3, m) = int rho skew(r) Phi dV."""
-        cross = np.einsum("abc,jlbc->jla", LEVI_CIVITA, self.mode_products)  # int rho Phi_j x Phi_l
-        return self.rotation_coupling + np.einsum("j,jla->al", q, cross)
+        return self.mass_matrix(q)[3:6, 3:6]
 
     def mass_matrix(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
         """M(q) (6 + m, 6 + m) for velocities (v_O in body axes [m/s], w [rad/s] body axes, q')."""
-        m = len(q)
-        s_tilde = skew(self.first_moment_at(q))
-        M = np.zeros((6 + m, 6 + m))
-        M[:3, :3] = self.mass * np.eye(3)
-        M[:3, 3:6], M[3:6, :3] = -s_tilde, s_tilde
-        M[:3, 6:] = self.translation_coupling
-        M[3:6, 3:6] = self.inertia_at(q)
-        M[3:6, 6:] = self.rotation_coupling_at(q)
-        M[6:, :6] = M[:6, 6:].T
-        M[6:, 6:] = self.modal_mass
-        return M
-
-    def mass_matrix_derivatives(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
-        """dM/dq_j (m, 6 + m, 6 + m) at q: -skew(S_t e_j) and its transpose, dJ/dq_j from
-        dC/dq_j = A_j + A_j^T + sum_l q_l (B_jl + B_lj), and the columns int rho Phi_j x Phi_l."""
-        m = len(q)
-        dM = np.zeros((m, 6 + m, 6 + m))
-        s_tilde = skew(self.translation_coupling.T)  # (m, 3, 3)
-        dM[:, :3, 3:6], dM[:, 3:6, :3] = -s_tilde, s_tilde
-        A = self.position_modes
-        dC = A + np.transpose(A, (0, 2, 1)) + np.einsum("l,jlab->jab", q, self.mode_products)
-        dC += np.einsum("l,ljab->jab", q, self.mode_products)
-        dM[:, 3:6, 3:6] = np.trace(dC, axis1=1, axis2=2)[:, None, None] * np.eye(3) - dC
-        coupling = np.transpose(np.einsum("abc,jlbc->jla", LEVI_CIVITA, self.mode_products), (0, 2, 1))
-        dM[:, 3:6, 6:], dM[:, 6:, 3:6] = coupling, np.transpose(coupling, (0, 2, 1))
-        return dM
+        q = np.ascontiguousarray(q, dtype=float)
+        return body_dynamics(*self.kernel_arrays, q, np.zeros(6 + q.size))[0]
 
     def quadratic_velocity(
         self, q: NDArray[np.float64], v: NDArray[np.float64], w: NDArray[np.float64], qdot: NDArray[np.float64]
@@ -150,14 +118,98 @@ class ModalInvariants:
         it keeps T + q^T K q / 2 exactly conserved by the equations whatever mass model the invariants
         come from; for particles it is -sum m_k J_k^T (w x v + w x (w x r_k) + 2 w x u'_k).
         """
-        u = np.concatenate([v, w, qdot])
-        p = self.mass_matrix(q) @ u
-        dM = self.mass_matrix_derivatives(q)
-        rate = np.einsum("j,jab,b->a", qdot, dM, u)
-        gyroscopic = np.concatenate(
-            [np.cross(w, p[:3]), np.cross(w, p[3:6]) + np.cross(v, p[:3]), -0.5 * np.einsum("a,jab,b->j", u, dM, u)]
-        )
-        return -(rate + gyroscopic)
+        return self.dynamics(np.asarray(q, float), np.concatenate([v, w, qdot]))[1]
+
+    def dynamics(self, q: NDArray[np.float64], u: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
+        """``(M(q), Q_v)`` at modal coordinates ``q`` (m,) and velocities ``u = (v_O, w, q')`` (6+m,),
+        body axes: one compiled pass (``body_dynamics``)."""
+        return body_dynamics(*self.kernel_arrays, np.ascontiguousarray(q, float), np.ascontiguousarray(u, float))
+
+
+@njit(cache=True)
+def _axial_vector(B: np.ndarray) -> np.ndarray:
+    """``eps_abc B_bc`` (3,) of a 3x3 matrix: ``int rho Phi_j x Phi_l`` from ``B_jl = int rho Phi_j Phi_l^T``."""
+    return np.array([B[1, 2] - B[2, 1], B[2, 0] - B[0, 2], B[0, 1] - B[1, 0]])
+
+
+@njit(cache=True)
+def _skew_into(vector: np.ndarray, sign: float, out: np.ndarray) -> None:
+    """``out += sign skew(vector)`` (3, 3) in place."""
+    out[0, 1] -= sign * vector[2]
+    out[0, 2] += sign * vector[1]
+    out[1, 0] += sign * vector[2]
+    out[1, 2] -= sign * vector[0]
+    out[2, 0] -= sign * vector[1]
+    out[2, 1] += sign * vector[0]
+
+
+@njit(cache=True)
+def body_dynamics(
+    mass: float,
+    first_moment: np.ndarray,
+    inertia: np.ndarray,
+    translation_coupling: np.ndarray,
+    rotation_coupling: np.ndarray,
+    modal_mass: np.ndarray,
+    position_modes: np.ndarray,
+    mode_products: np.ndarray,
+    q: np.ndarray,
+    u: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(M(q), Q_v)`` of one modal body, compiled: the mass matrix (6+m, 6+m) and the quadratic velocity
+    vector (6+m,) (see ``ModalInvariants.mass_matrix`` and ``quadratic_velocity``) from the invariants
+    (``ModalInvariants.kernel_arrays``), the modal coordinates ``q`` (m,) and the body-axes velocities
+    ``u = (v_O, w, q')`` (6+m,)."""
+    m = q.size
+    n = 6 + m
+    s = first_moment + translation_coupling @ q
+    C = 0.5 * np.trace(inertia) * np.eye(3) - inertia
+    for j in range(m):
+        C += q[j] * (position_modes[j] + position_modes[j].T)
+        for l in range(m):
+            C += q[j] * q[l] * mode_products[j, l]
+    M = np.zeros((n, n))
+    for i in range(3):
+        M[i, i] = mass
+    _skew_into(s, -1.0, M[:3, 3:6])
+    _skew_into(s, 1.0, M[3:6, :3])
+    M[3:6, 3:6] = np.trace(C) * np.eye(3) - C
+    cross_products = np.zeros((m, m, 3))  # int rho Phi_j x Phi_l
+    for j in range(m):
+        for l in range(m):
+            cross_products[j, l] = _axial_vector(mode_products[j, l])
+    for l in range(m):
+        column = rotation_coupling[:, l].copy()
+        for j in range(m):
+            column += q[j] * cross_products[j, l]
+        M[:3, 6 + l] = translation_coupling[:, l]
+        M[3:6, 6 + l] = column
+    M[6:, :6] = M[:6, 6:].T
+    M[6:, 6:] = modal_mass
+    # dM/dq_j u for each j, and -(1/2) u^T dM/dq_j u
+    rate = np.zeros(n)
+    modal_force = np.zeros(m)
+    v, w, qdot = u[:3], u[3:6], u[6:]
+    for j in range(m):
+        dM = np.zeros((n, n))
+        _skew_into(translation_coupling[:, j], -1.0, dM[:3, 3:6])
+        _skew_into(translation_coupling[:, j], 1.0, dM[3:6, :3])
+        dC = position_modes[j] + position_modes[j].T
+        for l in range(m):
+            dC += q[l] * (mode_products[j, l] + mode_products[l, j])
+        dM[3:6, 3:6] = np.trace(dC) * np.eye(3) - dC
+        for l in range(m):
+            dM[3:6, 6 + l] = cross_products[j, l]
+            dM[6 + l, 3:6] = cross_products[j, l]
+        dM_u = dM @ u
+        rate += qdot[j] * dM_u
+        modal_force[j] = 0.5 * (u @ dM_u)
+    p = M @ u
+    Q = -rate
+    Q[:3] -= np.cross(w, p[:3])
+    Q[3:6] -= np.cross(w, p[3:6]) + np.cross(v, p[:3])
+    Q[6:] += modal_force
+    return M, Q
 
 
 def modal_invariants(

@@ -10,9 +10,9 @@ modal body kind (``multibody.formulation.bodies.modal``), spin stiffening includ
 What the body kind reads (all in body axes, SI; m kept modes, q in sqrt(kg) m):
 
 - coordinates: the rigid block (``position``, ``orientation`` of the frame origin O, not the CM) plus q;
-- ``invariants.mass_matrix(q)`` (6+m, 6+m), ``mass_matrix_derivatives(q)`` and
-  ``quadratic_velocity(q, v, w, q')`` for velocities (v_O, w in body axes, q'): reference numpy
-  versions of the formulas to compile (energy-consistent: tested by a tumbling body's conservation);
+- ``invariants.dynamics(q, u)``: the mass matrix M(q) (6+m, 6+m) and the quadratic velocity vector for
+  velocities u = (v_O, w in body axes, q'), compiled (energy-consistent: tested by a tumbling body's
+  conservation and against particles);
 - elastic forces -``modal_stiffness`` q - ``modal_damping`` q' (- Omega^2 ``geometric_stiffness["spin"]`` q, Omega
   the spin about ``spin_axis``);
 - each ``FlexibleMarker``: undeformed ``position``, ``orientation`` (R_BM), and ``translation_modes``,

@@ -22,8 +22,8 @@ kind adds what the deformation does (Shabana's floating-frame formulation, small
 * a load ``(F, T)`` at a marker adds ``T_k^T R_WB^T F + A_k^T R_WB^T T`` on the modal coordinates.
 
 The marker angular velocity ``R_WB A_k q_f'`` is the linear (small rotation) one, consistent with
-the modes. The per-body inertia terms are compiled (``body_dynamics``), the marker terms are NumPy
-passes over all markers at once; the Newton iteration of models holding modal bodies is the NumPy
+the modes. The per-body inertia terms are compiled (``ModalInvariants.dynamics``), the marker terms
+are NumPy passes over all markers at once; the Newton iteration of models holding modal bodies is the NumPy
 one of ``multibody.formulation.dae`` (the compiled ``dae_kernel`` covers rigid bodies).
 """
 
@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 from numpy.typing import NDArray
 
 from multibody.formulation.bodies import rigid
@@ -220,92 +219,6 @@ def _to_layout(R_WB: FloatArray, m: int) -> FloatArray:
     return D
 
 
-@njit(cache=True)
-def _axial_vector(B: np.ndarray) -> np.ndarray:
-    """``eps_abc B_bc`` (3,) of a 3x3 matrix: ``int rho Phi_j x Phi_l`` from ``B_jl = int rho Phi_j Phi_l^T``."""
-    return np.array([B[1, 2] - B[2, 1], B[2, 0] - B[0, 2], B[0, 1] - B[1, 0]])
-
-
-@njit(cache=True)
-def _skew_into(vector: np.ndarray, sign: float, out: np.ndarray) -> None:
-    """``out += sign skew(vector)`` (3, 3) in place."""
-    out[0, 1] -= sign * vector[2]
-    out[0, 2] += sign * vector[1]
-    out[1, 0] += sign * vector[2]
-    out[1, 2] -= sign * vector[0]
-    out[2, 0] -= sign * vector[1]
-    out[2, 1] += sign * vector[0]
-
-
-@njit(cache=True)
-def body_dynamics(
-    mass: float,
-    first_moment: np.ndarray,
-    inertia: np.ndarray,
-    translation_coupling: np.ndarray,
-    rotation_coupling: np.ndarray,
-    modal_mass: np.ndarray,
-    position_modes: np.ndarray,
-    mode_products: np.ndarray,
-    q: np.ndarray,
-    u: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(M(q), Q_v)`` of one modal body, compiled: the mass matrix (6+m, 6+m) and quadratic velocity
-    vector (6+m,) of ``multibody.fem.invariants.ModalInvariants`` (``mass_matrix``,
-    ``quadratic_velocity``; the same formulas, there in NumPy) from its invariants, the modal
-    coordinates ``q`` (m,) and the body-axes velocities ``u = (v_O, w, q')`` (6+m,)."""
-    m = q.size
-    n = 6 + m
-    s = first_moment + translation_coupling @ q
-    C = 0.5 * np.trace(inertia) * np.eye(3) - inertia
-    for j in range(m):
-        C += q[j] * (position_modes[j] + position_modes[j].T)
-        for l in range(m):
-            C += q[j] * q[l] * mode_products[j, l]
-    M = np.zeros((n, n))
-    for i in range(3):
-        M[i, i] = mass
-    _skew_into(s, -1.0, M[:3, 3:6])
-    _skew_into(s, 1.0, M[3:6, :3])
-    M[3:6, 3:6] = np.trace(C) * np.eye(3) - C
-    cross_products = np.zeros((m, m, 3))  # int rho Phi_j x Phi_l
-    for j in range(m):
-        for l in range(m):
-            cross_products[j, l] = _axial_vector(mode_products[j, l])
-    for l in range(m):
-        column = rotation_coupling[:, l].copy()
-        for j in range(m):
-            column += q[j] * cross_products[j, l]
-        M[:3, 6 + l] = translation_coupling[:, l]
-        M[3:6, 6 + l] = column
-    M[6:, :6] = M[:6, 6:].T
-    M[6:, 6:] = modal_mass
-    # dM/dq_j u for each j, and -(1/2) u^T dM/dq_j u
-    rate = np.zeros(n)
-    modal_force = np.zeros(m)
-    v, w, qdot = u[:3], u[3:6], u[6:]
-    for j in range(m):
-        dM = np.zeros((n, n))
-        _skew_into(translation_coupling[:, j], -1.0, dM[:3, 3:6])
-        _skew_into(translation_coupling[:, j], 1.0, dM[3:6, :3])
-        dC = position_modes[j] + position_modes[j].T
-        for l in range(m):
-            dC += q[l] * (mode_products[j, l] + mode_products[l, j])
-        dM[3:6, 3:6] = np.trace(dC) * np.eye(3) - dC
-        for l in range(m):
-            dM[3:6, 6 + l] = cross_products[j, l]
-            dM[6 + l, 3:6] = cross_products[j, l]
-        dM_u = dM @ u
-        rate += qdot[j] * dM_u
-        modal_force[j] = 0.5 * (u @ dM_u)
-    p = M @ u
-    Q = -rate
-    Q[:3] -= np.cross(w, p[:3])
-    Q[3:6] -= np.cross(w, p[3:6]) + np.cross(v, p[:3])
-    Q[6:] += modal_force
-    return M, Q
-
-
 def body_terms(
     modal: ModalBodies, q: FloatArray, v: FloatArray, R_WB: FloatArray, gravity: FloatArray, out: FloatArray
 ) -> tuple[list[tuple[IntArray, FloatArray]], float]:
@@ -319,7 +232,7 @@ def body_terms(
         q_f = q[modal.positions(k)]
         v_B, w_B, qdot = _body_velocities(modal, k, v, R)
         u = np.concatenate([v_B, w_B, qdot])
-        M, quadratic = body_dynamics(*invariants.kernel_arrays, q_f, u)
+        M, quadratic = invariants.dynamics(q_f, u)
         g_B = R.T @ gravity
         moment_of_weight = cross(invariants.first_moment_at(q_f), g_B)
         weight = np.concatenate([invariants.mass * g_B, moment_of_weight, invariants.translation_coupling.T @ g_B])
