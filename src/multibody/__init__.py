@@ -36,6 +36,8 @@ _EXPORTS: dict[str, str] = {
     "Ellipsoid": "multibody.model.geometry",
     "export_gltf": "multibody.viz",
     "Fixed": "multibody.model.joints",
+    "AncfCable": "multibody.model.cable",
+    "CableClamp": "multibody.model.cable",
     "FiniteSegmentBeam": "multibody.model.beam",
     "FlexibleBody": "multibody.model.flexible",
     "Frustum": "multibody.model.geometry",

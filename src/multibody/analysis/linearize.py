@@ -286,12 +286,17 @@ def _with_states(
 
 
 def central_difference(function: Callable[[FloatArray], FloatArray], steps: FloatArray) -> FloatArray:
-    """Jacobian (m, n) of ``function`` at 0 by central differences with steps ``steps`` (n,)."""
+    """Jacobian (m, n) of ``function`` at 0 by central differences with steps ``steps`` (n,) and
+    ``steps / 2``, Richardson-extrapolated (truncation error O(h^4)): a stiff cable's axial strain
+    grows as the square of a transverse step over its short elements, which a plain central
+    difference at ``RELATIVE_STEP`` turns into a 0.03 % error on its first frequency."""
     columns = []
     for k, h in enumerate(steps):
         dx = np.zeros(len(steps))
         dx[k] = h
-        columns.append((function(dx) - function(-dx)) / (2.0 * h))
+        coarse = (function(dx) - function(-dx)) / (2.0 * h)
+        fine = (function(0.5 * dx) - function(-0.5 * dx)) / h
+        columns.append((4.0 * fine - coarse) / 3.0)
     return np.column_stack(columns) if columns else np.zeros((0, 0))
 
 

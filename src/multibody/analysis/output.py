@@ -28,6 +28,9 @@ def results_layout(system: System, analysis: str) -> ResultsLayout:
         state_sizes=tuple((b.owner, b.nx) for b in system.layout.blocks if b.nx) if system.layout else (),
         contact_names=contact_names(system),
         modal_sizes=tuple((b.owner, b.nv) for b in system.layout.blocks if b.kind == "modal") if system.layout else (),
+        cable_sizes=tuple((b.owner, b.nv) for b in system.layout.blocks if b.kind == "ancf_cable")
+        if system.layout
+        else (),
     )
 
 
@@ -72,9 +75,18 @@ def output_frame(
             "work/input": np.asarray(input_work),
         }
         | ({"state/x": state.x} if system.n_states else {})
-        | ({"modal/coordinates": frames.q_modal, "modal/velocities": motion.v_modal} if system.modal else {})
+        | _tail_frame(system, frames.q_modal, motion.v_modal)
         | _contact_frame(system, state, lam)
     )
+
+
+def _tail_frame(system: System, q_tail: FloatArray, v_tail: FloatArray) -> dict[str, np.ndarray]:
+    """The ``modal/...`` and ``cable/...`` entries of a frame from the coordinates after the frames'
+    (modal ones first, then the cables' nodes)."""
+    n_modal = int(np.sum(system.modal.count)) if system.modal else 0
+    modal = {"modal/coordinates": q_tail[:n_modal], "modal/velocities": v_tail[:n_modal]} if system.modal else {}
+    nodes = {"cable/coordinates": q_tail[n_modal:], "cable/velocities": v_tail[n_modal:]} if system.cables else {}
+    return modal | nodes
 
 
 def _contact_frame(system: System, state: Evaluation, lam: FloatArray) -> dict[str, np.ndarray]:

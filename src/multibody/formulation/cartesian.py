@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from multibody.formulation import constraints, forces
 from multibody.formulation import frames as kinematics
-from multibody.formulation.bodies import modal, rigid
+from multibody.formulation.bodies import cable, modal, rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
 from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation.frames import Pose, Twist
@@ -101,6 +101,8 @@ class CartesianFormulation:
             [sp.csr_matrix((n_modal, n_modal))] if (n_modal := system.n_velocities - system.n_frame_velocities) else []
         )
         mass_matrix = sp.block_diag(blocks, format="csr") if len(blocks) else sp.csr_matrix((0, 0))
+        if system.cables is not None:
+            mass_matrix = (mass_matrix + cable.mass_matrix(system.cables, system.n_velocities)).tocsr()
         self.mass_matrix: Matrix = mass_matrix if self.sparse else mass_matrix.toarray()
         self._body_columns = kinematics.body_velocity_columns(system)
         """per body, its velocity coordinates in ``v`` (a flexible body's frame and modal ones)"""
@@ -162,9 +164,8 @@ class CartesianFormulation:
             s.inertia,
             s.gravity,
         )
-        if s.modal is not None:
-            modal.add_marker_motion(s.modal, v, R_WB, w_WB_W, v_WM_W, w_WM_W, bias_WM_W)
         tail_q, tail_v = q[s.n_frame_positions :], v[s.n_frame_velocities :]
+        kinematics.add_marker_motion(s, tail_q, v, R_WB, w_WB_W, v_WM_W, w_WM_W, bias_WM_W)
         frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(s, q)[1], p_WM_W, p_BM_W, R_WM, tail_q)
         motion = Twist(v_WB_W, w_WB_W, kinematics.split_velocities(s, v)[1], v_WM_W, w_WM_W, bias_WM_W, tail_v)
         x = s.x0 if x is None else x
@@ -179,13 +180,18 @@ class CartesianFormulation:
             coefficients[:, 0], coefficients[:, 1], coefficients[:, 2], coefficients[:, 3]
         )
         generalized_force, mass_matrix = wrench.reshape(-1), self.mass_matrix
-        if s.modal is not None:
+        if tail_v.size:
             generalized_force = np.concatenate([generalized_force, np.zeros(tail_v.size)])
-            blocks, damping_power = modal.body_terms(s.modal, q, v, R_WB, s.gravity, generalized_force)
+            damping_power = 0.0
+            if s.modal is not None:
+                blocks, damping_power = modal.body_terms(s.modal, q, v, R_WB, s.gravity, generalized_force)
+                mass_matrix = modal.add_mass_matrix(blocks, self.mass_matrix)
+            if s.cables is not None:
+                _, cable_damping = cable.body_terms(s.cables, q, v, s.gravity, generalized_force)
+                damping_power += cable_damping
             if self.has_loads:
-                forces.add_modal_element_forces(s, frames, loads, generalized_force)
+                forces.add_tail_element_forces(s, frames, loads, generalized_force)
             loads = dataclasses.replace(loads, dissipated_power=loads.dissipated_power + damping_power)
-            mass_matrix = modal.add_mass_matrix(blocks, self.mass_matrix)
         return Evaluation(
             frames, motion, loads, generalized_force, phi, G, nu, q, v, x, lam, jacobian, element_wrench, mass_matrix
         )
@@ -208,21 +214,27 @@ class CartesianFormulation:
         """Acceleration right-hand side ``gamma`` at an evaluated state."""
         gamma = constraints.acceleration_rhs(self.system, self.rows, state.frames, state.motion)
         s = self.system
-        if s.modal is None:
+        if s.rigid_only:
             return gamma
         j = state.jacobian
         coefficients = np.stack([j.g_vi, j.g_wi, j.g_vj, j.g_wj], axis=1)
         motion, rows = state.motion, self.rows
-        return gamma + modal.angular_bias_rhs(
-            s.modal,
-            rows.i_marker,
-            rows.j_marker,
-            coefficients,
-            state.frames.p_BM_W,
-            motion.w_WB_W,
-            motion.w_WM_W,
-            s.marker_body,
-        )
+        if s.modal is not None:
+            gamma = gamma + modal.angular_bias_rhs(
+                s.modal,
+                rows.i_marker,
+                rows.j_marker,
+                coefficients,
+                state.frames.p_BM_W,
+                motion.w_WB_W,
+                motion.w_WM_W,
+                s.marker_body,
+            )
+        if s.cables is not None:
+            gamma = gamma + cable.angular_bias_rhs(
+                s.cables, state.q, state.v, rows.i_marker, rows.j_marker, coefficients, state.frames.p_BM_W
+            )
+        return gamma
 
     # -- accelerations and multipliers ------------------------------------------------------
     def accelerations(self, state: Evaluation) -> tuple[FloatArray, FloatArray]:
@@ -271,6 +283,8 @@ class CartesianFormulation:
                 s.modal, frames.q_modal, motion.v_WB_W, motion.w_WB_B, motion.v_modal, frames.R_WB
             )
         )
+        if s.cables is not None:
+            elastic += cable.kinetic_energy(s.cables, motion.v_modal, offset=s.n_frame_velocities)
         return float(translational + rotational + elastic)
 
     def potential_energy(self, frames: Pose, loads: forces.ElementLoads) -> float:
@@ -280,6 +294,8 @@ class CartesianFormulation:
         gravity = -float(np.sum(s.mass * (frames.p_WB_W[:-1] @ s.gravity)))
         if s.modal is not None:
             gravity += modal.potential_energy(s.modal, frames.q_modal, frames.p_WB_W, frames.R_WB, s.gravity)
+        if s.cables is not None:
+            gravity += cable.potential_energy(s.cables, frames.q_modal, s.gravity, offset=s.n_frame_positions)
         return gravity + loads.potential_energy
 
     @staticmethod

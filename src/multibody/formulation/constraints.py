@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from multibody.formulation.bodies import modal, rigid
+from multibody.formulation.bodies import cable, modal, rigid
 from multibody.formulation.frames import Pose, Twist
 from multibody.spatial.rotations import FloatArray
 from multibody.system.system import CONSTRAINT_KINDS, ConstraintRows, System
@@ -343,6 +343,7 @@ class JacobianAssembler:
         self.column = column[self.keep]
         self.body_i, self.body_j = body_i, body_j
         self.modal, self.i_marker, self.j_marker = system.modal, rows.i_marker, rows.j_marker
+        self.cables, self.n_frame_positions = system.cables, system.n_frame_positions
         # Fixed CSR pattern: each kept value goes to one slot of ``data`` (duplicates summed).
         pattern = sp.csr_matrix(
             (np.arange(1, self.keep.size + 1, dtype=float), (self.row_index, self.column)), shape=self.shape
@@ -372,14 +373,30 @@ class JacobianAssembler:
     def with_modal_columns(
         self, G: np.ndarray | sp.csr_matrix, frames: Pose, coefficients: FloatArray
     ) -> np.ndarray | sp.csr_matrix:
-        """``G`` (from ``from_values``) with the columns of the flexible bodies' modal coordinates
-        (``bodies.modal.jacobian_entries``) from the world body coefficients (m, 4, 3); ``G`` itself
-        when the model has no flexible body."""
-        if self.modal is None:
+        """``G`` (from ``from_values``) with the columns of the other body kinds' coordinates from the
+        world body coefficients (m, 4, 3): the flexible bodies' modal coordinates
+        (``bodies.modal.jacobian_entries``) and the cables' nodes (``bodies.cable.jacobian_entries``);
+        ``G`` itself when the model has only rigid bodies."""
+        entries = []
+        if self.modal is not None:
+            entries.append(
+                modal.jacobian_entries(self.modal, self.i_marker, self.j_marker, coefficients, frames.p_BM_W, frames.R_WB)
+            )
+        if self.cables is not None:
+            entries.append(
+                cable.jacobian_entries(
+                    self.cables,
+                    frames.q_modal,
+                    self.i_marker,
+                    self.j_marker,
+                    coefficients,
+                    frames.p_BM_W,
+                    offset=self.n_frame_positions,
+                )
+            )
+        if not entries:
             return G
-        row, column, value = modal.jacobian_entries(
-            self.modal, self.i_marker, self.j_marker, coefficients, frames.p_BM_W, frames.R_WB
-        )
+        row, column, value = (np.concatenate(parts) for parts in zip(*entries))
         if self.sparse:
             return (G + sp.csr_matrix((value, (row, column)), shape=self.shape)).tocsr()
         np.add.at(G, (row, column), value)

@@ -158,10 +158,10 @@ class MechanicalDAE:
             factors = (*dense, *gram_factors)
         verdict = Verdict.CONTINUE
         while verdict is Verdict.CONTINUE:
-            if monitor.iterations > 0 and (form.has_loads or system.modal is not None):
+            if monitor.iterations > 0 and (form.has_loads or not system.rigid_only):
                 state = form.evaluate(q, v, t, x, lam)
             loads = (state.element_wrench, state.state_rate)
-            if system.modal is not None:
+            if not system.rigid_only:
                 norm, nu = self._modal_iteration(
                     state, q, v, x, lam, mu, base_parts, c, iteration_matrix, gram, weights
                 )
@@ -202,7 +202,7 @@ class MechanicalDAE:
         weights: FloatArray,
     ) -> tuple[float, FloatArray]:
         """One Newton iteration in NumPy on the evaluation ``state`` at the iterate, for models with
-        flexible bodies (whose kind is not compiled into ``dae_kernel``): the same equations as
+        flexible bodies or cables (whose kinds are not compiled into ``dae_kernel``): the same equations as
         ``dae_kernel.dense_iteration`` with the state-dependent ``M(q)``. Updates ``q, v, x, lam, mu``
         in place; returns ``(weighted rms of the increment, nu)``."""
         base_q, base_v, base_x = base

@@ -9,6 +9,7 @@ from numpy.typing import ArrayLike
 
 from multibody.model.beam import FiniteSegmentBeam
 from multibody.model.body import Body, Ground, RigidBody
+from multibody.model.cable import AncfCable
 from multibody.model.contact import ImpactPair
 from multibody.model.element import Element, ModelError
 from multibody.model.flexible import FlexibleBody
@@ -41,6 +42,8 @@ class Model:
         self.motions: dict[str, Motion] = {}
         self.forces: dict[str, ForceElement] = {}
         self.contacts: dict[str, ImpactPair] = {}
+        self.cables: dict[str, AncfCable] = {}
+        """ANCF cables (bodies of node coordinates, without a reference frame)"""
         self.beams: dict[str, FiniteSegmentBeam] = {}
         """beams made of parts (their segments and springs are in ``bodies`` and ``forces``)"""
         self._names: dict[str, Element] = {self.ground.name: self.ground}
@@ -65,6 +68,8 @@ class Model:
             collection: dict = self.beams
         elif isinstance(element, (RigidBody, FlexibleBody)):
             collection = self.bodies
+        elif isinstance(element, AncfCable):
+            collection = self.cables
         elif isinstance(element, Joint):
             collection = self.joints
         elif isinstance(element, Motion):
@@ -79,8 +84,8 @@ class Model:
             collection = self.contacts
         else:
             raise ModelError(
-                f"model '{self.name}': cannot add {element!r}; expected a RigidBody, FlexibleBody, Joint, Motion, "
-                "force, contact element or beam"
+                f"model '{self.name}': cannot add {element!r}; expected a RigidBody, FlexibleBody, AncfCable, Joint, "
+                "Motion, force, contact element or beam"
             )
         for marker in getattr(element, "attached_markers", tuple)():
             if not self._owns(marker.body):
@@ -97,7 +102,7 @@ class Model:
         return element
 
     def _owns(self, body: Body) -> bool:
-        return body is self.ground or self.bodies.get(body.name) is body
+        return body is self.ground or self.bodies.get(body.name) is body or self.cables.get(body.name) is body
 
     def element(self, name: str) -> Element:
         """Any element by name (``KeyError`` lists what exists)."""

@@ -141,7 +141,7 @@ class LinearModel:
         state_shapes = vectors[2 * f :].T.copy()
         for shape, states in zip(shapes, state_shapes):
             both = np.concatenate([shape.reshape(-1), states])
-            largest = both[np.argmax(np.abs(both))]
+            largest = both[np.argmax(np.abs(both))] if both.size else 0.0  # a model of cables alone has no body shapes
             shape /= largest if largest != 0 else 1.0
             states /= largest if largest != 0 else 1.0
         return Modes(

@@ -1,6 +1,7 @@
 """Marker frames and velocities over the output instants, from the bodies' motion and the scene's markers.
 
-A marker on a flexible body moves with its body's deformation too: its origin is at p_BM + T q and its axes
+A marker on an ANCF cable follows its material point (``multibody.results.cable``). A marker on a
+flexible body moves with its body's deformation too: its origin is at p_BM + T q and its axes
 are turned by exp(skew(A q)) in body axes (T, A its translation and rotation modes, q the modal coordinates;
 ``multibody.results.flexible.ModalShapes.marker_modes``), as in the equations of motion.
 """
@@ -28,6 +29,19 @@ def _elastic_motion(body: BodyHistory, marker: dict[str, Any]) -> tuple[FloatArr
     return q @ translation.T, q @ rotation.T, qdot @ translation.T
 
 
+def _cable_frame(results: Results, marker: dict[str, Any], R_ref: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(p_WM (T, 3), R_WM (T, 3, 3))`` of a marker on an ANCF cable: at its material point, its
+    undeformed axes ``R_ref`` turned by the smallest rotation taking their x-axis to the tangent."""
+    from multibody.formulation.bodies.cable import smallest_rotations
+
+    cable = results.cable(marker["cable"]["name"])
+    s = marker["cable"]["arc_length"]
+    tangent = cable.tangent_at(s)
+    reference = np.broadcast_to(R_ref[:, 0], tangent.shape)
+    turn = smallest_rotations(reference, tangent / np.linalg.norm(tangent, axis=1)[:, None])
+    return cable.position_at(s), turn @ R_ref
+
+
 def marker_frames(results: Results, markers: list[dict[str, Any]]) -> tuple[FloatArray, FloatArray]:
     """``(p_WM (T, n, 3) [m], R_WM (T, n, 3, 3))`` of the scene markers ``markers`` (entries of the
     scene's "markers": body index, position and rotation in the body) at every output instant."""
@@ -39,6 +53,9 @@ def marker_frames(results: Results, markers: list[dict[str, Any]]) -> tuple[Floa
     R_WM = np.zeros((count, len(markers), 3, 3))
     for k, marker in enumerate(markers):
         p_BM, R_BM = np.array(marker["position"]), np.array(marker["rotation"])
+        if "cable" in marker:
+            p_WM[:, k], R_WM[:, k] = _cable_frame(results, marker, R_BM)
+            continue
         if marker["body"] < 0:
             p_WM[:, k], R_WM[:, k] = p_BM, R_BM
             continue
@@ -59,7 +76,9 @@ def marker_velocities(results: Results, markers: list[dict[str, Any]]) -> FloatA
     bodies = results.layout.body_names
     v_WM = np.zeros((len(results), len(markers), 3))
     for k, marker in enumerate(markers):
-        if marker["body"] >= 0:
+        if "cable" in marker:
+            v_WM[:, k] = results.cable(marker["cable"]["name"]).velocity_at(marker["cable"]["arc_length"])
+        elif marker["body"] >= 0:
             body = results.body(bodies[marker["body"]])
             p_BM = np.broadcast_to(np.array(marker["position"]), (len(results), 3))
             elastic = _elastic_motion(body, marker)

@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 if TYPE_CHECKING:
     from multibody.results.beam import BeamHistory
+    from multibody.results.cable import CableHistory
     from multibody.results.flexible import FlexibleBodyHistory, ModalShapes
     from multibody.results.hydraulics import HydraulicsHistory
     from multibody.results.rope import RopeHistory
@@ -216,6 +217,9 @@ class ResultsLayout:
     modal_sizes: tuple[tuple[str, int], ...] = ()
     """(flexible body name, number of modes) per flexible body, in the order of the
     ``"modal/coordinates"`` and ``"modal/velocities"`` arrays"""
+    cable_sizes: tuple[tuple[str, int], ...] = ()
+    """(cable name, number of node coordinates: 6 per node) per ANCF cable, in the order of the
+    ``"cable/coordinates"`` and ``"cable/velocities"`` arrays"""
 
     def __post_init__(self) -> None:
         for group in _GROUPS:
@@ -255,6 +259,9 @@ class ResultsLayout:
         n_modal = sum(size for _, size in self.modal_sizes)
         if n_modal:
             shapes["modal/coordinates"] = shapes["modal/velocities"] = (n_modal,)
+        n_cable = sum(size for _, size in self.cable_sizes)
+        if n_cable:
+            shapes["cable/coordinates"] = shapes["cable/velocities"] = (n_cable,)
         return shapes
 
     def check_keys(self, keys: Collection[str], what: str) -> None:
@@ -387,6 +394,25 @@ class Results:
         return self._owned(
             "modal/velocities", self._layout.modal_sizes, name, "is not a flexible body; flexible bodies"
         )
+
+    def cable_coordinates(self, name: str) -> FloatArray:
+        """Node coordinates (T, 6 (n + 1)) of ANCF cable ``name``: per node its position [m] and slope."""
+        return self._owned("cable/coordinates", self._layout.cable_sizes, name, "is not a cable; cables")
+
+    def cable_velocities(self, name: str) -> FloatArray:
+        """Node velocities (T, 6 (n + 1)) of ANCF cable ``name`` [m/s, 1/s]."""
+        return self._owned("cable/velocities", self._layout.cable_sizes, name, "is not a cable; cables")
+
+    def cable(self, name: str) -> CableHistory:
+        """Node positions, points along the cable, axial force and bending moment of ANCF cable
+        ``name`` (KeyError when ``name`` is not one)."""
+        from multibody.results.cable import cable_history
+
+        scene = json.loads(self._layout.scene) if self._layout.scene else {}
+        cables = {cable["name"]: cable for cable in scene.get("cables", ())}
+        if name not in cables:
+            raise KeyError(f"'{name}' is not a cable; cables: {', '.join(cables) or 'none'}")
+        return cable_history(self, cables[name])
 
     def _owned(self, key: str, sizes: tuple[tuple[str, int], ...], name: str, missing: str) -> FloatArray:
         """The columns of array ``key`` that ``sizes`` (owner, count, in order) gives to ``name``."""

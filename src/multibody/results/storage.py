@@ -107,6 +107,8 @@ class _ResultsFile:
             attrs["state_sizes"] = json.dumps(layout.state_sizes)
         if layout.modal_sizes:
             attrs["modal_sizes"] = json.dumps(layout.modal_sizes)
+        if layout.cable_sizes:
+            attrs["cable_sizes"] = json.dumps(layout.cable_sizes)
         if layout.scene:  # a dataset, not an attribute: attributes are limited to 64 kB
             self._file.create_dataset("scene", data=layout.scene, dtype=h5py.string_dtype())
         attrs["status"] = "running"
@@ -365,6 +367,7 @@ def load_results(path: str | os.PathLike[str]) -> Results:
             aliases=tuple(tuple(pair) for pair in json.loads(file.attrs.get("aliases", "[]"))),
             state_sizes=tuple((str(name), int(size)) for name, size in json.loads(file.attrs.get("state_sizes", "[]"))),
             modal_sizes=tuple((str(name), int(size)) for name, size in json.loads(file.attrs.get("modal_sizes", "[]"))),
+            cable_sizes=tuple((str(name), int(size)) for name, size in json.loads(file.attrs.get("cable_sizes", "[]"))),
             contact_names=tuple(file["contact/names"].asstr()[()]) if "contact/names" in file else (),
         )
         frame_count = int(file.attrs["frame_count"])

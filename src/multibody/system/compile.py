@@ -10,12 +10,14 @@ from threadpoolctl import threadpool_limits
 
 from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
+from multibody.formulation.bodies.cable import CableBodies, element_integrals, hermite_shapes
 from multibody.formulation.bodies.modal import ModalBodies
 from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation.constraints import JacobianAssembler, position_level
 from multibody.formulation.forces.family import ForceGroup, GroupContext
 from multibody.formulation.forces.registry import family_of
 from multibody.model.body import MovingBody, RigidBody
+from multibody.model.cable import NODE_WIDTH, AncfCable, CableMarker
 from multibody.model.element import ModelError
 from multibody.model.flexible import FlexibleBody, FlexibleMarker
 from multibody.model.functions import TimeFunction
@@ -50,28 +52,39 @@ def compile_model(model: Model) -> System:
     """Freeze ``model`` into a ``System`` (see ``multibody.system.system``)."""
     announce_first_compilation("cartesian_kernel", "evaluate_rigid")
     bodies = list(model.bodies.values())
+    cables = list(model.cables.values())
     body_index = {id(body): k for k, body in enumerate(bodies)}
     body_index[id(model.ground)] = -1
-    markers: list[Marker] = [*model.ground.markers.values()] + [m for b in bodies for m in b.markers.values()]
+    # A cable has no reference frame: its markers are placed in world axes, as the ground's are.
+    body_index.update({id(cable): -1 for cable in cables})
+    markers: list[Marker] = [*model.ground.markers.values()] + [
+        m for b in [*bodies, *cables] for m in b.markers.values()
+    ]
     marker_index = {id(m): k for k, m in enumerate(markers)}
 
     flexible = [b for b in bodies if isinstance(b, FlexibleBody)]
     n_modes = sum(b.modes.shape[1] for b in flexible)
+    n_cable = sum(c.reference_coordinates.size for c in cables)
     q0 = np.concatenate(
         [np.hstack([b.position, rotations.euler_parameters_from_rotation(b.orientation)]) for b in bodies]
         + [np.zeros(n_modes)]
+        + [c.reference_coordinates for c in cables]
     )
     v0 = np.concatenate(
-        [np.hstack([b.velocity, b.orientation.T @ b.angular_velocity]) for b in bodies] + [np.zeros(n_modes)]
+        [np.hstack([b.velocity, b.orientation.T @ b.angular_velocity]) for b in bodies]
+        + [np.zeros(n_modes)]
+        + [c.initial_velocities for c in cables]
     )
     position_freedom, velocity_freedom = _assembly_freedoms(bodies)
-    # The undeformed shape is a given initial condition of a flexible body's modal coordinates.
+    # The undeformed shape is a given initial condition of a flexible body's modal coordinates and
+    # of a cable's nodes.
     position_freedom, velocity_freedom = (
-        np.r_[position_freedom, np.ones(n_modes)],
-        np.r_[velocity_freedom, np.ones(n_modes)],
+        np.r_[position_freedom, np.ones(n_modes + n_cable)],
+        np.r_[velocity_freedom, np.ones(n_modes + n_cable)],
     )
 
     constraints: list[Joint | Motion] = model.constraints()
+    _check_cable_rows(constraints)
     system = System(
         name=model.name,
         gravity=model.gravity.copy(),
@@ -103,13 +116,14 @@ def compile_model(model: Model) -> System:
             ],
             dtype=np.int64,
         ).reshape(-1, 2),
-        **_force_groups(model, marker_index, bodies),
+        **_force_groups(model, marker_index, bodies, cables),
         modal=_modal_bodies(bodies, markers, len(bodies)),
+        cables=_cable_bodies(cables, markers, q0.size - n_cable, v0.size - n_cable),
         q0=q0,
         v0=v0,
         position_freedom=position_freedom,
         velocity_freedom=velocity_freedom,
-        adjacency=_adjacency(model, body_index, len(bodies)),
+        adjacency=_adjacency(model, body_index, len(bodies), cables),
         aliases=tuple(model.aliases.items()),
         contacts=_contact_pairs(model, marker_index),
     )
@@ -119,6 +133,28 @@ def compile_model(model: Model) -> System:
     system = dataclasses.replace(system, all_rows=all_rows, active=np.arange(len(all_rows)), rows=all_rows)
     system = _settle_redundancy_assembled(system)
     return dataclasses.replace(system, scene=scene_json(model, system))
+
+
+def _check_cable_rows(constraints: list[Joint | Motion]) -> None:
+    """A cable marker has no torsion: a constraint may use its origin and its x-axis (the tangent)
+    only. ModelError names the constraint that uses more."""
+    x_axis = AXIS_INDEX["x"]
+    for constraint in constraints:
+        for side, marker in (("I", constraint.i_marker), ("J", constraint.j_marker)):
+            if not isinstance(marker, CableMarker):
+                continue
+            for row in constraint.constraint_rows():
+                axis = row.i_axis if side == "I" else row.j_axis
+                uses_axes = row.kind in ("rotation_driver", "translation_driver", "constant_velocity", "screw") or (
+                    row.kind == "perpendicular" or (row.kind == "in_plane" and side == "J")
+                )
+                if uses_axes and not (row.kind in ("perpendicular", "in_plane") and axis == x_axis):
+                    raise ModelError(
+                        f"{constraint.describe()}: its {side} marker {marker.describe()} is on an ANCF cable, which "
+                        f"has no torsion: only its origin and x-axis (the tangent) can be held, and the row "
+                        f"'{row.label}' needs more; use a Spherical joint or a CableClamp, or a geometrically "
+                        "exact Beam where the rotation matters"
+                    )
 
 
 def _settle_redundancy_assembled(system: System) -> System:
@@ -219,7 +255,9 @@ def _driver_functions(system: System, constraints: list) -> tuple[TimeFunction |
     return tuple(drivers)
 
 
-def _force_groups(model: Model, marker_index: dict[int, int], bodies: list[MovingBody]) -> dict:
+def _force_groups(
+    model: Model, marker_index: dict[int, int], bodies: list[MovingBody], cables: list[AncfCable]
+) -> dict:
     """The force elements grouped by family (``multibody.formulation.forces.registry``), what each
     element reads, the coordinate layout (every body's frame, the flexible bodies' modal blocks, then
     the first-order states of the elements that carry them), the initial states and their scales."""
@@ -228,7 +266,8 @@ def _force_groups(model: Model, marker_index: dict[int, int], bodies: list[Movin
     with_states = [(f.name, f.initial_states.size) for f in forces if f.initial_states.size]
     frames = [("rigid_body", b.name, rigid.POSITION_WIDTH, rigid.VELOCITY_WIDTH) for b in bodies]
     modes = [("modal", b.name, b.modes.shape[1], b.modes.shape[1]) for b in bodies if isinstance(b, FlexibleBody)]
-    layout = CoordinateLayout.build(frames + modes, with_states)
+    nodes = [("ancf_cable", c.name, c.reference_coordinates.size, c.reference_coordinates.size) for c in cables]
+    layout = CoordinateLayout.build(frames + modes + nodes, with_states)
     state_slices = {name: layout.states_of(name) for name, _ in with_states}
     context = GroupContext(
         marker=lambda m: marker_index[id(m)],
@@ -259,6 +298,54 @@ def _force_groups(model: Model, marker_index: dict[int, int], bodies: list[Movin
         "x0": np.concatenate([f.initial_states for f in forces if f.initial_states.size] or [np.zeros(0)]),
         "x_scale": np.concatenate([f.state_scales for f in forces if f.initial_states.size] or [np.zeros(0)]),
     }
+
+
+def _cable_bodies(
+    cables: list[AncfCable], markers: list[Marker], q_start: int, v_start: int
+) -> CableBodies | None:
+    """The ANCF cables (``multibody.formulation.bodies.cable``), None when the model has none. Their
+    coordinates follow the modal ones in ``q`` and ``v``, in model order."""
+    if not cables:
+        return None
+    counts = np.array([c.reference_coordinates.size for c in cables], dtype=np.int64)
+    q_offset = q_start + np.r_[0, np.cumsum(counts)[:-1]]
+    v_offset = v_start + np.r_[0, np.cumsum(counts)[:-1]]
+    element_cable = np.concatenate([np.full(c.n_elements, k) for k, c in enumerate(cables)]).astype(np.int64)
+    first = np.concatenate([NODE_WIDTH * np.arange(c.n_elements) for c in cables])
+    local = first[:, None] + np.arange(2 * NODE_WIDTH)
+    length = np.concatenate([c.lengths for c in cables])
+    mass_per_length = np.concatenate([np.full(c.n_elements, c.mass_per_length) for c in cables])
+    element_mass, first_moment = element_integrals(length, mass_per_length)
+    on_cable = [(k, m) for k, m in enumerate(markers) if isinstance(m, CableMarker)]
+    cable_of = {id(c): k for k, c in enumerate(cables)}
+    owner = np.array([cable_of[id(m.body)] for _, m in on_cable], dtype=np.int64)
+    marker_local = np.array([NODE_WIDTH * m.element + np.arange(2 * NODE_WIDTH) for _, m in on_cable]).reshape(
+        -1, 2 * NODE_WIDTH
+    )
+    shapes = [hermite_shapes(m.xi, float(m.body.lengths[m.element])) for _, m in on_cable]
+    slot = np.full(len(markers), -1, dtype=np.int64)
+    slot[[k for k, _ in on_cable]] = np.arange(len(on_cable))
+    return CableBodies(
+        names=tuple(c.name for c in cables),
+        q_offset=q_offset,
+        v_offset=v_offset,
+        count=counts,
+        element_positions=(q_offset[element_cable][:, None] + local).astype(np.int64),
+        element_velocities=(v_offset[element_cable][:, None] + local).astype(np.int64),
+        element_cable=element_cable,
+        length=length,
+        axial_stiffness=np.concatenate([np.full(c.n_elements, c.axial_stiffness) for c in cables]),
+        bending_stiffness=np.concatenate([np.full(c.n_elements, c.bending_stiffness) for c in cables]),
+        damping=np.concatenate([np.full(c.n_elements, c.damping) for c in cables]),
+        element_mass=element_mass,
+        element_first_moment=first_moment,
+        marker=np.array([k for k, _ in on_cable], dtype=np.int64),
+        marker_positions=(q_offset[owner][:, None] + marker_local).astype(np.int64),
+        marker_velocities=(v_offset[owner][:, None] + marker_local).astype(np.int64),
+        marker_shapes=np.array([h for h, _, _ in shapes]).reshape(-1, 4),
+        marker_slopes=np.array([dh for _, dh, _ in shapes]).reshape(-1, 4),
+        slot=slot,
+    )
 
 
 def _modal_bodies(bodies: list[MovingBody], markers: list[Marker], n_bodies: int) -> ModalBodies | None:
@@ -334,12 +421,30 @@ def _contact_pairs(model: Model, marker_index: dict[int, int]) -> ContactPairs:
     )
 
 
-def _adjacency(model: Model, body_index: dict[int, int], n_bodies: int) -> tuple[tuple[int, ...], ...]:
-    neighbours = [{b} for b in range(n_bodies)]
+def _adjacency(
+    model: Model, body_index: dict[int, int], n_bodies: int, cables: list[AncfCable]
+) -> tuple[tuple[int, ...], ...]:
+    """Coupling groups (each body, then each cable node) and the groups each is coupled to."""
+    first_node, n_groups = {}, n_bodies
+    for cable in cables:
+        first_node[id(cable)] = n_groups
+        n_groups += cable.n_elements + 1
+    neighbours = [{g} for g in range(n_groups)]
+    for cable in cables:
+        for k in range(cable.n_elements):
+            pair = {first_node[id(cable)] + k, first_node[id(cable)] + k + 1}
+            for g in pair:
+                neighbours[g] |= pair
+
+    def groups_of(marker: Marker) -> set[int]:
+        if isinstance(marker, CableMarker):
+            return {first_node[id(marker.body)] + marker.element, first_node[id(marker.body)] + marker.element + 1}
+        return {body_index[id(marker.body)]} - {-1}
+
     for element in [*model.constraints(), *model.forces.values(), *model.contacts.values()]:
-        bodies = {body_index[id(m.body)] for m in element.attached_markers()} - {-1}
-        for b in bodies:
-            neighbours[b] |= bodies
+        groups = set().union(*(groups_of(m) for m in element.attached_markers()))
+        for g in groups:
+            neighbours[g] |= groups
     return tuple(tuple(sorted(n)) for n in neighbours)
 
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SECOND_ORDER_KINDS = ("rigid_body", "modal")
+SECOND_ORDER_KINDS = ("rigid_body", "modal", "ancf_cable")
 """Kinds of second-order blocks; a new body kind adds its name here and its kernel in
 ``multibody.formulation.bodies``. A modal body owns a ``rigid_body`` block (its floating frame) and
-a ``modal`` block (its modal coordinates, after every frame block)."""
+a ``modal`` block (its modal coordinates, after every frame block); an ANCF cable one
+``ancf_cable`` block (its node positions and slopes, after the modal blocks)."""
 FIRST_ORDER = "first_order"
 
 

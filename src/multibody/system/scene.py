@@ -9,7 +9,11 @@ referred to by index (``-1`` is the ground), markers by index into ``System.mark
      "ground": {"shapes": [...]},
      "markers": [{"name": "body/marker", "body": k, "position": [3], "rotation": 3x3 R_BM}, ...],
      "joints": [{"name", "type": "Revolute", "i": marker, "j": marker}, ...],
-     "forces": [{"name", "type": "SpringDamper", "i": marker, "j": marker or -1}, ...]}
+     "forces": [{"name", "type": "SpringDamper", "i": marker, "j": marker or -1}, ...],
+     "beams": [...], "cables": [{"name", "lengths", "axial_stiffness", "bending_stiffness", "radius"}, ...]}
+
+A marker on an ANCF cable has body -1, its undeformed world frame, and ``"cable": {"name",
+"arc_length"}``: it moves with the cable's nodes.
 
 A shape is ``{"type": "box" | "sphere" | "ellipsoid" | "cylinder" | "frustum" | "capsule" |
 "mesh", its dimensions [m], "color": "#rrggbb", "opacity", "position": p_BS, "rotation": R_BS}``
@@ -36,6 +40,11 @@ def scene_json(model: Model, system: System) -> str:
 
     constraints = model.constraints()
     forces = list(model.forces.values())
+    on_cable = {  # markers on cables move with its nodes: their cable and arc length [m]
+        marker.full_name: {"name": cable.name, "arc_length": marker.arc_length}
+        for cable in model.cables.values()
+        for marker in cable.markers.values()
+    }
     scene: dict[str, Any] = {
         "format": SCENE_FORMAT,
         "summary": system.summary(),
@@ -53,6 +62,7 @@ def scene_json(model: Model, system: System) -> str:
         "ground": {"shapes": [placed.description() for placed in model.ground.shapes]},
         "markers": [
             {"name": name, "body": int(body), "position": position.tolist(), "rotation": rotation.tolist()}
+            | ({"cable": on_cable[name]} if name in on_cable else {})
             for name, body, position, rotation in zip(
                 system.marker_names, system.marker_body, system.marker_position, system.marker_orientation
             )
@@ -66,5 +76,6 @@ def scene_json(model: Model, system: System) -> str:
             for f, (i, j) in zip(forces, system.force_markers)
         ],
         "beams": [beam.drawing for beam in model.beams.values()],
+        "cables": [cable.drawing for cable in model.cables.values()],
     }
     return json.dumps(scene, separators=(",", ":"))

@@ -19,6 +19,7 @@ from multibody.model.functions import TimeFunction
 from multibody.system.layout import CoordinateLayout
 
 if TYPE_CHECKING:
+    from multibody.formulation.bodies.cable import CableBodies
     from multibody.formulation.bodies.modal import ModalBodies
     from multibody.formulation.forces.family import ForceGroup
 
@@ -173,7 +174,8 @@ class System:
     velocity_freedom: FloatArray
     """(n_velocities,) the same for velocities"""
     adjacency: tuple[tuple[int, ...], ...] = field(repr=False)
-    """per body, the bodies coupled to it by a constraint or force element (itself included)"""
+    """per coupling group (each body, then each node of the ANCF cables), the groups coupled to it
+    by a constraint, a force element or a cable element (itself included)"""
     aliases: tuple[tuple[str, str], ...] = ()
     """other names of elements, (alias, element name) pairs (``Model.aliases``)"""
     contacts: ContactPairs | None = field(default=None, repr=False)
@@ -188,6 +190,8 @@ class System:
     """(nx,) typical size of each first-order state (``ForceElement.state_scales``)"""
     modal: ModalBodies | None = field(default=None, repr=False)
     """the modal flexible bodies (``multibody.formulation.bodies.modal``), None when there are none"""
+    cables: CableBodies | None = field(default=None, repr=False)
+    """the ANCF cables (``multibody.formulation.bodies.cable``), None when there are none"""
 
     @cached_property
     def force_load_points(self) -> tuple[IntArray, IntArray, FloatArray, IntArray]:
@@ -219,6 +223,11 @@ class System:
     @property
     def n_bodies(self) -> int:
         return len(self.body_names)
+
+    @property
+    def rigid_only(self) -> bool:
+        """Whether every body is rigid (no modal body, no cable): the compiled rigid Newton applies."""
+        return self.modal is None and self.cables is None
 
     @cached_property
     def n_frame_positions(self) -> int:

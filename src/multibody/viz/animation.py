@@ -104,6 +104,7 @@ def animation_data(results: Results, scene: dict[str, Any], channels: list[str],
         _flexible_drawing(results, scene, index) for index, body in enumerate(scene["bodies"]) if body.get("flexible")
     ]
     beams = [_segment_beam_drawing(results, scene, beam) for beam in scene.get("beams", ())]
+    beams += [_cable_drawing(results, cable) for cable in scene.get("cables", ())]
     segments = {name for beam in scene.get("beams", ()) for name in beam["segments"]}  # drawn as the beams' tubes
     scene = {
         **scene,
@@ -154,6 +155,30 @@ def _segment_beam_drawing(results: Results, scene: dict[str, Any], beam: dict[st
         "bending_moment": _base64(moments, np.float32),
         "largest": float(np.max(moments, initial=0.0)),
         "radius": radius,
+    }
+
+
+CABLE_POINTS_PER_ELEMENT = 4
+"""Points per element of an ANCF cable's drawn tube (its cubic shape between the nodes)."""
+
+
+def _cable_drawing(results: Results, cable: dict[str, Any]) -> dict[str, Any]:
+    """One ANCF cable for the page, drawn as a tube through points along it (``CABLE_POINTS_PER_ELEMENT``
+    per element, on its cubic shape), coloured by the bending moment there [N m], as the beams are."""
+    history = results.cable(cable["name"])
+    arc = history.arc_lengths
+    stations = np.unique(
+        np.concatenate([np.linspace(a, b, CABLE_POINTS_PER_ELEMENT + 1) for a, b in zip(arc[:-1], arc[1:])])
+    )
+    points = np.stack([history.position_at(s) for s in stations], axis=1)
+    moments = np.stack([history.bending_moment(s) for s in stations], axis=1)
+    return {
+        "name": cable["name"],
+        "node_count": stations.size,
+        "points": _base64(points, np.float32),
+        "bending_moment": _base64(moments, np.float32),
+        "largest": float(np.max(moments, initial=0.0)),
+        "radius": cable["radius"],
     }
 
 

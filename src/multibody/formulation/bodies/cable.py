@@ -1,0 +1,434 @@
+"""The ANCF cable body kind: node positions and slopes as coordinates, no reference frame.
+
+A cable (``multibody.model.cable.AncfCable``) owns one coordinate block of the layout, six
+coordinates per node, ``q = v``-space alike (``dq/dt = v``): node positions ``r_i`` [m] and slopes
+``r'_i`` [-]. An element of undeformed length ``L`` interpolates ``r(xi) = S(xi) e`` (xi in [0, 1],
+``e`` its 12 coordinates, ``S = [h1 I, h2 I, h3 I, h4 I]`` the cubic Hermite functions), so that:
+
+* a marker at ``xi`` is at ``S e`` with velocity ``S e'`` (no velocity-dependent acceleration
+  bias: ``r`` is linear in ``e``); its x-axis is the unit tangent ``t / |t|``, ``t = S_x e``, and
+  its angular velocity the tangent's turning rate ``t x t' / |t|^2`` (no torsion), whose
+  acceleration bias is ``-2 (t . t') (t x t') / |t|^4`` (``angular_bias_rhs``);
+* the constraint Jacobian gains the columns ``a_v . S + a_w . skew(t) S_x / |t|^2``;
+* the mass matrix ``rho A L int S^T S dxi`` is constant (4-point Gauss, exact), gravity a
+  constant load ``rho A L int S^T g dxi``;
+* the elastic forces are the gradient of ``1/2 int (E A eps^2 + E I |kappa|^2) dx`` with the
+  axial strain ``eps = |r'| - 1`` and the curvature vector ``kappa = r' x r'' / |r'|^3`` (exact for
+  large deflection and stretch), with Kelvin-Voigt damping on the rates of ``eps`` and ``|kappa|``
+  (objective: a rigid motion neither stores nor dissipates energy). Gauss quadrature, 3 points on
+  the axial strain (reduced, against membrane locking of slender elements) and 5 on the curvature;
+  compiled (``numba``), one pass over all elements of all cables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+from numpy.typing import NDArray
+
+from multibody.spatial.rotations import cross, skew
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+ELEMENT_WIDTH = 12
+"""Coordinates of one element: both nodes' position and slope."""
+AXIAL_POINTS = np.polynomial.legendre.leggauss(3)
+BENDING_POINTS = np.polynomial.legendre.leggauss(5)
+MASS_POINTS = np.polynomial.legendre.leggauss(4)
+
+
+@njit(cache=True)
+def hermite_shapes(xi: float, length: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Cubic Hermite functions of an element of length ``length`` [m] at ``xi`` in [0, 1]:
+    ``(h (4,), dh/dx (4,) [1/m], d2h/dx2 (4,) [1/m^2])``, weighting ``(r_A, r'_A, r_B, r'_B)``."""
+    L = length
+    h = np.array(
+        [1.0 - 3.0 * xi**2 + 2.0 * xi**3, L * (xi - 2.0 * xi**2 + xi**3), 3.0 * xi**2 - 2.0 * xi**3, L * (xi**3 - xi**2)]
+    )
+    dh = np.array([(6.0 * xi**2 - 6.0 * xi) / L, 1.0 - 4.0 * xi + 3.0 * xi**2, (6.0 * xi - 6.0 * xi**2) / L, 3.0 * xi**2 - 2.0 * xi])
+    ddh = np.array([(12.0 * xi - 6.0) / L**2, (6.0 * xi - 4.0) / L, (6.0 - 12.0 * xi) / L**2, (6.0 * xi - 2.0) / L])
+    return h, dh, ddh
+
+
+@njit(cache=True)
+def _combine(weights: FloatArray, e: FloatArray) -> FloatArray:
+    """``sum_i weights[i] e[3i : 3i + 3]`` (3,) for element coordinates ``e`` (12,)."""
+    out = np.zeros(3)
+    for i in range(4):
+        out += weights[i] * e[3 * i : 3 * i + 3]
+    return out
+
+
+@njit(cache=True)
+def _curvature_jacobians(a: FloatArray, b: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``(kappa, d kappa / d a, d kappa / d b)`` of ``kappa = a x b / |a|^3`` (3,), (3, 3), (3, 3)."""
+    norm = np.sqrt(a @ a)
+    c = np.cross(a, b)
+    kappa = c / norm**3
+    skew_a = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+    skew_b = np.array([[0.0, -b[2], b[1]], [b[2], 0.0, -b[0]], [-b[1], b[0], 0.0]])
+    return kappa, -skew_b / norm**3 - 3.0 * np.outer(c, a) / norm**5, skew_a / norm**3
+
+
+@njit(cache=True)
+def element_forces(
+    coordinates: FloatArray,
+    rates: FloatArray,
+    position_columns: IntArray,
+    velocity_columns: IntArray,
+    length: FloatArray,
+    axial_stiffness: FloatArray,
+    bending_stiffness: FloatArray,
+    damping: FloatArray,
+    axial_points: FloatArray,
+    axial_weights: FloatArray,
+    bending_points: FloatArray,
+    bending_weights: FloatArray,
+    out: FloatArray,
+) -> tuple[float, float]:
+    """Add the elastic and damping forces of every element to ``out`` (nv,) at positions
+    ``coordinates`` (nq,) and velocities ``rates`` (nv,), each element's 12 coordinates being at
+    ``position_columns`` and ``velocity_columns`` (ne, 12); return ``(strain energy [J], dissipated
+    power [W])``. Quadrature points and weights on [-1, 1]."""
+    energy = 0.0
+    dissipated = 0.0
+    for k in range(position_columns.shape[0]):
+        e = coordinates[position_columns[k]]
+        de = rates[velocity_columns[k]]
+        L = length[k]
+        force = np.zeros(ELEMENT_WIDTH)
+        for g in range(axial_points.size):
+            xi = 0.5 * (axial_points[g] + 1.0)
+            w = 0.5 * L * axial_weights[g]
+            _, dh, _ = hermite_shapes(xi, L)
+            a = _combine(dh, e)
+            a_rate = _combine(dh, de)
+            norm = np.sqrt(a @ a)
+            direction = a / norm
+            strain, strain_rate = norm - 1.0, direction @ a_rate
+            stress = axial_stiffness[k] * (strain + damping[k] * strain_rate)
+            energy += 0.5 * w * axial_stiffness[k] * strain**2
+            dissipated += w * axial_stiffness[k] * damping[k] * strain_rate**2
+            for i in range(4):
+                force[3 * i : 3 * i + 3] -= w * stress * dh[i] * direction
+        for g in range(bending_points.size):
+            xi = 0.5 * (bending_points[g] + 1.0)
+            w = 0.5 * L * bending_weights[g]
+            _, dh, ddh = hermite_shapes(xi, L)
+            a, b = _combine(dh, e), _combine(ddh, e)
+            kappa, J_a, J_b = _curvature_jacobians(a, b)
+            kappa_rate = J_a @ _combine(dh, de) + J_b @ _combine(ddh, de)
+            size = np.sqrt(kappa @ kappa)
+            # Kelvin-Voigt on |kappa|: its rate along kappa's direction (the rate's own where kappa = 0)
+            along = kappa / size if size > 1e-12 / L else kappa_rate / max(np.sqrt(kappa_rate @ kappa_rate), 1e-300)
+            magnitude_rate = along @ kappa_rate
+            moment = bending_stiffness[k] * (kappa + damping[k] * magnitude_rate * along)
+            energy += 0.5 * w * bending_stiffness[k] * (kappa @ kappa)
+            dissipated += w * bending_stiffness[k] * damping[k] * magnitude_rate**2
+            on_a, on_b = J_a.T @ moment, J_b.T @ moment
+            for i in range(4):
+                force[3 * i : 3 * i + 3] -= w * (dh[i] * on_a + ddh[i] * on_b)
+        for j in range(ELEMENT_WIDTH):
+            out[velocity_columns[k, j]] += force[j]
+    return energy, dissipated
+
+
+@dataclass(frozen=True)
+class CableBodies:
+    """The ANCF cables of a System (numbers only), in model order; column indices are the same in
+    ``q`` and ``v`` past the frames (``nq = nv`` for this kind)."""
+
+    names: tuple[str, ...]
+    q_offset: IntArray
+    """(nc,) where each cable's coordinates start in ``q``"""
+    v_offset: IntArray
+    """(nc,) where they start in ``v``"""
+    count: IntArray
+    """(nc,) coordinates of each cable (6 per node)"""
+    element_positions: IntArray
+    """(ne, 12) each element's coordinates in ``q``"""
+    element_velocities: IntArray
+    """(ne, 12) the same in ``v``"""
+    element_cable: IntArray
+    """(ne,) the cable of each element"""
+    length: FloatArray
+    """(ne,) undeformed element lengths [m]"""
+    axial_stiffness: FloatArray
+    """(ne,) ``E A`` [N]"""
+    bending_stiffness: FloatArray
+    """(ne,) ``E I`` [N m^2]"""
+    damping: FloatArray
+    """(ne,) Kelvin-Voigt coefficient [s]"""
+    element_mass: FloatArray
+    """(ne, 4, 4) ``rho A L int h h^T dxi`` [kg] (times I3: the element's mass matrix)"""
+    element_first_moment: FloatArray
+    """(ne, 4) ``rho A L int h dxi`` [kg] (times g: the element's weight on its coordinates)"""
+    marker: IntArray
+    """(nk,) the markers on cables (System marker indices)"""
+    marker_positions: IntArray
+    """(nk, 12) each marker's element coordinates in ``q``"""
+    marker_velocities: IntArray
+    """(nk, 12) the same in ``v``"""
+    marker_shapes: FloatArray
+    """(nk, 4) the Hermite functions at each marker"""
+    marker_slopes: FloatArray
+    """(nk, 4) their x-derivatives [1/m] (the tangent ``t = sum_i dh_i e_i``)"""
+    slot: IntArray
+    """(nm,) per System marker, its index into ``marker`` (-1: not on a cable)"""
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def velocities(self, k: int) -> slice:
+        """Where cable ``k``'s coordinates are in ``v``."""
+        return slice(int(self.v_offset[k]), int(self.v_offset[k] + self.count[k]))
+
+    def positions(self, k: int) -> slice:
+        """Where cable ``k``'s coordinates are in ``q``."""
+        return slice(int(self.q_offset[k]), int(self.q_offset[k] + self.count[k]))
+
+    def node_columns(self) -> list[IntArray]:
+        """Per node of every cable in order, its six velocity coordinates."""
+        return [
+            np.arange(start, start + 6)
+            for k in range(len(self))
+            for start in range(int(self.v_offset[k]), int(self.v_offset[k] + self.count[k]), 6)
+        ]
+
+
+def _element_sums(weights_of: FloatArray, e: FloatArray) -> FloatArray:
+    """``sum_i w[k, i] e[k, 3i:3i+3]`` (nk, 3) for per-marker weights (nk, 4) and coordinates (nk, 12)."""
+    return np.einsum("ki,kij->kj", weights_of, e.reshape(-1, 4, 3))
+
+
+def _shape_matrices(weights_of: FloatArray) -> FloatArray:
+    """``[w_1 I, w_2 I, w_3 I, w_4 I]`` (nk, 3, 12) for per-marker weights (nk, 4)."""
+    return np.einsum("ki,ab->kaib", weights_of, np.eye(3)).reshape(-1, 3, ELEMENT_WIDTH)
+
+
+def tangents(cables: CableBodies, q: FloatArray, offset: int = 0) -> FloatArray:
+    """(nk, 3) the tangents ``t = r'`` at the markers on cables, from positions ``q`` (or, with
+    ``offset`` the number of frame positions, from the coordinates after the frames')."""
+    return _element_sums(cables.marker_slopes, q[cables.marker_positions - offset])
+
+
+def smallest_rotations(u: FloatArray, w: FloatArray) -> FloatArray:
+    """The smallest rotations (k, 3, 3) taking unit vectors ``u`` to unit vectors ``w`` (k, 3)."""
+    axis = cross(u, w)
+    cosine = np.einsum("ki,ki->k", u, w)
+    K = skew(axis)
+    factor = 1.0 / np.maximum(1.0 + cosine, 1e-12)
+    return np.eye(3) + K + factor[:, None, None] * (K @ K)
+
+
+def marker_geometry(
+    cables: CableBodies, q: FloatArray, marker_position: FloatArray, marker_orientation: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """The markers' positions (nm, 3) [m] and orientations (nm, 3, 3) with the markers on cables
+    moved to ``S e`` (world: their body index is the ground's) and turned by the smallest rotation
+    taking their undeformed tangent (x-axis) to the current one."""
+    positions, orientations = marker_position.copy(), marker_orientation.copy()
+    markers = cables.marker
+    e = q[cables.marker_positions]
+    positions[markers] = _element_sums(cables.marker_shapes, e)
+    t = _element_sums(cables.marker_slopes, e)
+    reference = marker_orientation[markers]
+    orientations[markers] = smallest_rotations(reference[:, :, 0], t / np.linalg.norm(t, axis=1)[:, None]) @ reference
+    return positions, orientations
+
+
+def rotation_jacobians(cables: CableBodies, q: FloatArray, offset: int = 0) -> FloatArray:
+    """(nk, 3, 12) ``d w / d e'`` of the markers on cables: ``skew(t) S_x / |t|^2`` (``q`` and
+    ``offset`` as ``tangents`` takes them)."""
+    t = tangents(cables, q, offset)
+    return skew(t) @ _shape_matrices(cables.marker_slopes) / np.einsum("ki,ki->k", t, t)[:, None, None]
+
+
+def add_marker_motion(
+    cables: CableBodies, q: FloatArray, v: FloatArray, v_WM_W: FloatArray, w_WM_W: FloatArray, offset: int = 0
+) -> None:
+    """Add the cables' motion to their markers' velocities and angular velocities (nm, 3, world,
+    in place) at ``(q, v)`` (``q`` as ``tangents`` takes it)."""
+    de = v[cables.marker_velocities]
+    t = tangents(cables, q, offset)
+    t_rate = _element_sums(cables.marker_slopes, de)
+    v_WM_W[cables.marker] += _element_sums(cables.marker_shapes, de)
+    w_WM_W[cables.marker] += cross(t, t_rate) / np.einsum("ki,ki->k", t, t)[:, None]
+
+
+def _marker_twist_coefficients(
+    body_coefficients: FloatArray, side: int, rows: IntArray, markers: IntArray, p_BM_W: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """``(a_v, a_w)`` (r, 3) of rows ``rows`` on their ``side`` (0: I, 2: J) marker's twist, from the
+    world body coefficients (m, 4, 3) (``rigid.body_coefficients``)."""
+    a_v = body_coefficients[rows, side]
+    return a_v, body_coefficients[rows, side + 1] - cross(p_BM_W[markers], a_v)
+
+
+def jacobian_entries(
+    cables: CableBodies,
+    q: FloatArray,
+    i_marker: IntArray,
+    j_marker: IntArray,
+    body_coefficients: FloatArray,
+    p_BM_W: FloatArray,
+    offset: int = 0,
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """``(row, column, value)`` of the cables' columns of ``G`` for rows with markers ``i_marker``,
+    ``j_marker`` (m,) and world body coefficients (m, 4, 3): ``a_v . S + a_w . skew(t) S_x / |t|^2``
+    (``q`` and ``offset`` as ``tangents`` takes them)."""
+    rotation = rotation_jacobians(cables, q, offset)
+    translation = _shape_matrices(cables.marker_shapes)
+    rows, columns, values = [], [], []
+    for side, markers in ((0, i_marker), (2, j_marker)):
+        on_cable = np.flatnonzero(cables.slot[markers] >= 0)
+        n = cables.slot[markers[on_cable]]
+        a_v, a_w = _marker_twist_coefficients(body_coefficients, side, on_cable, markers[on_cable], p_BM_W)
+        value = np.einsum("ri,rim->rm", a_v, translation[n]) + np.einsum("ri,rim->rm", a_w, rotation[n])
+        rows.append(np.repeat(on_cable, ELEMENT_WIDTH))
+        columns.append(cables.marker_velocities[n].reshape(-1))
+        values.append(value.reshape(-1))
+    return np.concatenate(rows), np.concatenate(columns), np.concatenate(values)
+
+
+def angular_bias_rhs(
+    cables: CableBodies,
+    q: FloatArray,
+    v: FloatArray,
+    i_marker: IntArray,
+    j_marker: IntArray,
+    body_coefficients: FloatArray,
+    p_BM_W: FloatArray,
+) -> FloatArray:
+    """The part of ``gamma`` (m,) from the angular acceleration bias of markers on cables,
+    ``-2 (t . t') (t x t') / |t|^4``: ``-(a_wI . bias_I + a_wJ . bias_J)``."""
+    t = tangents(cables, q)
+    t_rate = _element_sums(cables.marker_slopes, v[cables.marker_velocities])
+    squared = np.einsum("ki,ki->k", t, t)
+    bias = -2.0 * (np.einsum("ki,ki->k", t, t_rate) / squared**2)[:, None] * cross(t, t_rate)
+    gamma = np.zeros(len(i_marker))
+    for side, markers in ((0, i_marker), (2, j_marker)):
+        on_cable = np.flatnonzero(cables.slot[markers] >= 0)
+        n = cables.slot[markers[on_cable]]
+        _, a_w = _marker_twist_coefficients(body_coefficients, side, on_cable, markers[on_cable], p_BM_W)
+        gamma[on_cable] -= np.einsum("ri,ri->r", a_w, bias[n])
+    return gamma
+
+
+def load_forces(
+    cables: CableBodies,
+    q: FloatArray,
+    force_W: FloatArray,
+    torque_W: FloatArray,
+    marker: IntArray,
+    sign: FloatArray,
+    application: IntArray,
+    p_WM_W: FloatArray,
+    out: FloatArray,
+    offset: int = 0,
+) -> None:
+    """Add to ``out`` (nv,) the cables' generalized forces of loads ``sign[k] (force_W[k],
+    torque_W[k])`` carried by markers ``marker`` and applied at the origins of ``application``
+    (``rigid.generalized_forces``' arguments): ``S^T F + (skew(t) S_x / |t|^2)^T (T + r x F)``
+    (``q`` and ``offset`` as ``tangents`` takes them). The torque's component along the tangent does
+    no work: a cable has no torsion."""
+    loaded = np.flatnonzero(cables.slot[marker] >= 0)
+    if not loaded.size:
+        return
+    n = cables.slot[marker[loaded]]
+    force = sign[loaded, None] * force_W[loaded]
+    torque = sign[loaded, None] * torque_W[loaded] + cross(p_WM_W[application[loaded]] - p_WM_W[marker[loaded]], force)
+    generalized = np.einsum("ki,kim->km", force, _shape_matrices(cables.marker_shapes)[n]) + np.einsum(
+        "ki,kim->km", torque, rotation_jacobians(cables, q, offset)[n]
+    )
+    np.add.at(out, cables.marker_velocities[n], generalized)
+
+
+def element_integrals(length: FloatArray, mass_per_length: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Per element of ``length`` (ne,) [m] and ``mass_per_length`` (ne,) [kg/m]:
+    ``(rho A L int h h^T dxi (ne, 4, 4) [kg], rho A L int h dxi (ne, 4) [kg])`` by 4-point Gauss (exact)."""
+    points, weights = MASS_POINTS
+    outer = np.zeros((len(length), 4, 4))
+    first = np.zeros((len(length), 4))
+    for point, weight in zip(points, weights):
+        for k, L in enumerate(length):
+            h = hermite_shapes(0.5 * (point + 1.0), float(L))[0]
+            outer[k] += 0.5 * weight * np.outer(h, h)
+            first[k] += 0.5 * weight * h
+    scale = mass_per_length * length
+    return scale[:, None, None] * outer, scale[:, None] * first
+
+
+def mass_matrix(cables: CableBodies, n_velocities: int) -> sp.csr_matrix:
+    """The cables' constant mass matrix (nv, nv) [kg], zero outside their coordinates."""
+    blocks = np.einsum("kij,ab->kiajb", cables.element_mass, np.eye(3)).reshape(-1, ELEMENT_WIDTH, ELEMENT_WIDTH)
+    columns = cables.element_velocities
+    rows = np.repeat(columns, ELEMENT_WIDTH, axis=1).reshape(-1)
+    cols = np.tile(columns, (1, ELEMENT_WIDTH)).reshape(-1)
+    return sp.csr_matrix((blocks.reshape(-1), (rows, cols)), shape=(n_velocities, n_velocities))
+
+
+def _weight(cables: CableBodies, gravity: FloatArray) -> FloatArray:
+    """(ne, 12) each element's gravity load ``rho A L int S^T g dxi`` [N]."""
+    return np.einsum("ki,a->kia", cables.element_first_moment, gravity).reshape(-1, ELEMENT_WIDTH)
+
+
+def body_terms(
+    cables: CableBodies, q: FloatArray, v: FloatArray, gravity: FloatArray, out: FloatArray
+) -> tuple[float, float]:
+    """Add to ``out`` (nv,) the cables' gravity, elastic and damping forces at ``(q, v)``; return
+    ``(strain energy [J], dissipated power [W])``."""
+    np.add.at(out, cables.element_velocities, _weight(cables, gravity))
+    energy, dissipated = element_forces(
+        q,
+        v,
+        cables.element_positions,
+        cables.element_velocities,
+        cables.length,
+        cables.axial_stiffness,
+        cables.bending_stiffness,
+        cables.damping,
+        AXIAL_POINTS[0],
+        AXIAL_POINTS[1],
+        BENDING_POINTS[0],
+        BENDING_POINTS[1],
+        out,
+    )
+    return float(energy), float(dissipated)
+
+
+def kinetic_energy(cables: CableBodies, v: FloatArray, offset: int = 0) -> float:
+    """``1/2 e'^T M e'`` [J] summed over the cables' elements, from velocities ``v`` (or, with
+    ``offset`` the number of frame velocities, from the velocities after the frames')."""
+    de = v[cables.element_velocities - offset].reshape(-1, 4, 3)
+    return 0.5 * float(np.einsum("kia,kij,kja->", de, cables.element_mass, de))
+
+
+def potential_energy(cables: CableBodies, q: FloatArray, gravity: FloatArray, offset: int = 0) -> float:
+    """The cables' gravity potential ``-g . int rho A r dx`` plus strain energy [J] (``q`` and
+    ``offset`` as ``tangents`` takes them)."""
+    positions = cables.element_positions - offset
+    e = q[positions].reshape(-1, 4, 3)
+    weight = -float(np.einsum("ki,kia,a->", cables.element_first_moment, e, gravity))
+    # the strain energy alone: at rest, without damping, the forces into a scratch vector
+    scratch = np.zeros(q.size)
+    strain, _ = element_forces(
+        q,
+        scratch,
+        positions,
+        positions,
+        cables.length,
+        cables.axial_stiffness,
+        cables.bending_stiffness,
+        np.zeros_like(cables.damping),
+        AXIAL_POINTS[0],
+        AXIAL_POINTS[1],
+        BENDING_POINTS[0],
+        BENDING_POINTS[1],
+        scratch.copy(),
+    )
+    return weight + float(strain)
