@@ -103,10 +103,14 @@ def dynamics(
             f"model '{system.name}' has contact pairs ({', '.join(system.contacts.names)}); "
             "event-driven contact needs formulation='cartesian'"
         )
-    if formulation == "kane" and not system.rigid_only:
-        deformable = [*(system.modal.names if system.modal else ()), *(system.cables.names if system.cables else ())]
+    if formulation == "kane" and system.modal is not None:
         raise ValueError(
-            f"model '{system.name}' has flexible bodies or cables ({', '.join(deformable)}); the Kane formulation "
+            f"model '{system.name}' has flexible bodies ({', '.join(system.modal.names)}); the Kane formulation "
+            "moves rigid bodies only: use formulation='cartesian'"
+        )
+    if formulation == "kane" and system.cables is not None:
+        raise ValueError(
+            f"model '{system.name}' has ANCF cables ({', '.join(system.cables.names)}); the Kane formulation "
             "moves rigid bodies only: use formulation='cartesian'"
         )
     with threadpool_limits(limits=1):
