@@ -153,6 +153,32 @@ def test_large_tip_deflection_converges_to_the_elastica() -> None:
     assert errors[2] < 4e-4
 
 
+def test_bathe_bolourchi_45_degree_bend() -> None:
+    """The 45-degree bend (R = 100, 1 x 1 section, E = 1e7, nu = 0 so G = E / 2, k = 5/6,
+    J = 1/6) clamped at the origin with its tangent along y and its centre at (100, 0, 0), a dead
+    tip load along z raised to 300 and 600 in two quasi-static steps, 8 elements. Published tip
+    positions (Simo & Vu-Quoc, Comput. Methods Appl. Mech. Eng. 58 (1986) 79, Example 7.5, 8
+    linear elements with one-point integration like ours: (22.33, 58.84, 40.08) at 300 and
+    (15.79, 47.23, 53.37) at 600; Bathe & Bolourchi (1979): (22.5, 59.2, 39.5) and
+    (15.9, 47.2, 53.4)). Measured: (22.29, 58.86, 40.09) and (15.74, 47.25, 53.39).
+    Tolerances: 0.1 against Simo & Vu-Quoc (their element interpolates the rotations
+    differently; 0.1 is 0.2 % of the tip travel), 0.7 against Bathe & Bolourchi (another element
+    family, values given to one decimal)."""
+    radius = 100.0
+    model = mb.Model("bend", gravity=(0.0, 0.0, 0.0))
+    base = model.ground.add_marker("base", z_axis=(0.0, 0.0, 1.0), x_axis=(0.0, 1.0, 0.0))
+    angle = np.linspace(0.0, np.pi / 4.0, 201)
+    points = np.column_stack([radius * (1.0 - np.cos(angle)), radius * np.sin(angle), np.zeros_like(angle)])
+    section = mb.Section(1.0, 1.0 / 12.0, 1.0 / 12.0, 1.0 / 6.0, shear_coefficient=5.0 / 6.0)
+    material = mb.Material(1e7, 0.0, 1.0)
+    beam = model.add(mb.Beam("bend", base, None, 8, section, material, points=points, clamped=True))
+    np.testing.assert_allclose(beam.nodes[-1].position, (radius - radius / np.sqrt(2.0), radius / np.sqrt(2.0), 0.0))
+    model.add(mb.PointForce("tip", beam.end, lambda t: (0.0, 0.0, 300.0 * t)))
+    tips = mb.quasi_statics(model, 2.0, 1.0).beam("bend").node_positions[1:, -1]
+    np.testing.assert_allclose(tips, [[22.33, 58.84, 40.08], [15.79, 47.23, 53.37]], atol=0.1)
+    np.testing.assert_allclose(tips, [[22.5, 59.2, 39.5], [15.9, 47.2, 53.4]], atol=0.7)
+
+
 # -- small vibration ---------------------------------------------------------------------------------
 
 
@@ -247,3 +273,58 @@ def test_cartesian_and_kane_agree_on_a_swinging_nodal_beam() -> None:
         tips.append(results.beam("arm").node_positions[:, -1])
     assert np.max(np.abs(tips[0] - tips[1])) < 1e-6
     assert tips[0][-1, 2] < -0.02  # it did swing down
+
+
+# -- input --------------------------------------------------------------------------------------------
+
+
+def test_markers_along_the_beam_split_its_elements() -> None:
+    """A marker at a node is on that node; one between nodes splits the element there (the new
+    node's mass and its neighbours' follow their tributary lengths: the beam's mass is kept)."""
+    model = mb.Model("split")
+    section, material = mb.Section.circle(DIAMETER), mb.Material(E, NU, DENSITY)
+    beam = mb.Beam("rod", model.ground.add_marker("base"), LENGTH, 4, section, material)
+    assert beam.marker_at("quarter", 0.25).body is beam.nodes[1]
+    third = beam.marker_at("third", LENGTH / 3.0)
+    assert beam.n_elements == 5 and third.body is beam.nodes[2]
+    np.testing.assert_allclose(third.body.position, (LENGTH / 3.0, 0.0, 0.0))
+    assert [node.name for node in beam.nodes] == [f"rod_n{k}" for k in range(6)]
+    assert [element.name for element in beam.elements] == [f"rod_e{k}" for k in range(1, 6)]
+    total = sum(node.mass for node in beam.nodes)
+    assert total == pytest.approx(DENSITY * section.area * LENGTH, rel=1e-12)
+    model.add(beam)
+    assert "rod_e5" in model.forces and "rod_n5" in model.bodies
+    with pytest.raises(mb.ModelError, match="beam 'rod': .*already in model 'split'; ask for the marker before"):
+        beam.marker_at("late", 0.1)
+    assert beam.marker_at("end_too", LENGTH).body is beam.nodes[-1]  # a node's is still fine
+
+
+def test_bad_beams_are_refused_by_name() -> None:
+    model = mb.Model("bad")
+    base = model.ground.add_marker("base")
+    section, material = mb.Section.circle(0.01), mb.Material(E, NU, DENSITY)
+    with pytest.raises(mb.ModelError, match="beam 'arm': kind must be one of 'geometrically_exact', 'ancf_cable'"):
+        mb.Beam("arm", base, 1.0, 3, section, material, kind="euler")
+    with pytest.raises(mb.ModelError, match="beam 'arm': kind 'ancf_cable' is not available yet"):
+        mb.Beam("arm", base, 1.0, 3, section, material, kind="ancf_cable")
+    with pytest.raises(mb.ModelError, match="beam 'arm': n_elements must be a positive integer"):
+        mb.Beam("arm", base, 1.0, 0, section, material)
+    with pytest.raises(mb.ModelError, match="beam 'arm': length must be a positive number of metres"):
+        mb.Beam("arm", base, -1.0, 3, section, material)
+    with pytest.raises(mb.ModelError, match="beam 'arm': start_marker must be a Marker"):
+        mb.Beam("arm", model.ground, 1.0, 3, section, material)
+    with pytest.raises(mb.ModelError, match="beam 'arm': damping must be a non-negative"):
+        mb.Beam("arm", base, 1.0, 3, section, material, damping=-1.0)
+    with pytest.raises(mb.ModelError, match="beam 'arm': points must start at the start marker's origin"):
+        mb.Beam("arm", base, None, 3, section, material, points=[[1.0, 0.0, 0.0], [2.0, 0.0, 0.0]])
+    with pytest.raises(mb.ModelError, match="beam 'arm': points must be a \\(k, 3\\) array"):
+        mb.Beam("arm", base, None, 3, section, material, points=[[0.0, 0.0, 0.0]])
+    with pytest.raises(mb.ModelError, match="beam 'arm': length 2.0 m differs from the length of points"):
+        mb.Beam("arm", base, 2.0, 3, section, material, points=[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    beam = mb.Beam("arm", base, 1.0, 3, section, material)
+    with pytest.raises(mb.ModelError, match="beam 'arm': marker_at arc length 1.5 m is off the beam"):
+        beam.marker_at("far", 1.5)
+    model.add(mb.RigidBody("arm_n2", 1.0, (1.0, 1.0, 1.0)))
+    with pytest.raises(mb.ModelError, match="'arm_n2' are already used"):
+        model.add(beam)
+    assert "arm_n0" not in model.bodies  # nothing half-added
