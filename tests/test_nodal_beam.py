@@ -50,15 +50,34 @@ class Element:
     strain0 = np.array([0.98, 0.05, -0.03])
     curvature0 = np.array([0.2, -0.4, 0.7])
 
-    def evaluate(self, p: np.ndarray, R: np.ndarray, v: np.ndarray | None = None, w: np.ndarray | None = None,
-                 damping: float = 0.0) -> tuple[float, float, np.ndarray, np.ndarray]:
+    def evaluate(
+        self,
+        p: np.ndarray,
+        R: np.ndarray,
+        v: np.ndarray | None = None,
+        w: np.ndarray | None = None,
+        damping: float = 0.0,
+    ) -> tuple[float, float, np.ndarray, np.ndarray]:
         """``(W [J], dissipated [W], F_B, M_B)`` for nodes A = 0, B = 1 at ``p`` (2, 3), ``R`` (2, 3, 3)."""
         force, torque, value = np.zeros((1, 3)), np.zeros((1, 3)), np.zeros(1)
         zero = np.zeros((2, 3))
         W, dissipated = _beam_loads(
-            np.array([0]), np.array([1]), np.array([0]), np.array([self.L0]), self.strain0[None],
-            self.curvature0[None], self.C_N[None], self.C_M[None], np.array([damping]), p,
-            zero if v is None else v, np.ascontiguousarray(R), zero if w is None else w, force, torque, value,
+            np.array([0]),
+            np.array([1]),
+            np.array([0]),
+            np.array([self.L0]),
+            self.strain0[None],
+            self.curvature0[None],
+            self.C_N[None],
+            self.C_M[None],
+            np.array([damping]),
+            p,
+            zero if v is None else v,
+            np.ascontiguousarray(R),
+            zero if w is None else w,
+            force,
+            torque,
+            value,
         )
         return W, dissipated, force[0], torque[0]
 
@@ -146,7 +165,7 @@ def test_large_tip_deflection_converges_to_the_elastica() -> None:
     bending_stiffness = E * mb.Section.circle(DIAMETER).Iy
     errors = []
     for n in (4, 8, 16):
-        model, beam = cantilever(n, tip_load=2.0 * bending_stiffness / LENGTH**2)
+        model, _ = cantilever(n, tip_load=2.0 * bending_stiffness / LENGTH**2)
         tip = mb.statics(model).beam("rod").node_positions[-1, -1] / LENGTH
         errors.append(np.hypot(tip[0] - reach, -tip[2] - drop))
     assert errors[1] < errors[0] / 3.0 and errors[2] < errors[1] / 3.0
@@ -248,6 +267,7 @@ def test_nodal_and_finite_segment_arms_converge_to_the_same_motion() -> None:
     extrapolation of its 8 and 16 element paths is within 0.23 mm of the segments' (HHT at rtol 1e-7:
     integration errors 1e-6 m; the rest is the segments' own discretization). Tolerances: a fall by
     2.5x per halving (the last ratio, 3.2, is held down by the segments' error), 0.5 mm extrapolated."""
+
     def tip_path(beam_type: str, n: int) -> np.ndarray:
         results = mb.dynamics(swinging_arm(beam_type, n), 0.2, 0.02, rtol=1e-7, method="HHT")
         return results.beam("arm").node_positions[:, -1]

@@ -165,7 +165,9 @@ class Beam(Element):
         if self.beam_kind != "geometrically_exact":
             raise ModelError(f"{owner}: marker_at between nodes is not available for kind {self.beam_kind!r}")
         k = int(np.searchsorted(self.node_arc_lengths, arc_length))  # the new node's index
-        fraction = (arc_length - self.node_arc_lengths[k - 1]) / (self.node_arc_lengths[k] - self.node_arc_lengths[k - 1])
+        fraction = (arc_length - self.node_arc_lengths[k - 1]) / (
+            self.node_arc_lengths[k] - self.node_arc_lengths[k - 1]
+        )
         before, after = self.nodes[k - 1], self.nodes[k]
         turn = rotations.rotation_vector(before.orientation.T @ after.orientation)
         orientation = before.orientation @ rotation_from_vector(fraction * turn)
@@ -279,7 +281,9 @@ def _node_frames(owner: str, positions: FloatArray, R_WS: FloatArray) -> list[Fl
         axis = np.cross(previous_axis, tangent)
         cosine = float(previous_axis @ tangent)
         if cosine < -0.999:
-            raise ModelError(f"{owner}: the beam turns back on itself between two nodes; use more elements or fix points")
+            raise ModelError(
+                f"{owner}: the beam turns back on itself between two nodes; use more elements or fix points"
+            )
         turn = axis / np.linalg.norm(axis) * np.arctan2(np.linalg.norm(axis), cosine) if np.any(axis) else axis
         previous = rotation_from_vector(turn) @ previous
         frames.append(previous)

@@ -182,7 +182,13 @@ def element_kinematics(
 
 @njit(cache=True)
 def node_b_loads(
-    n: FloatArray, m: FloatArray, R_M: FloatArray, R_B: FloatArray, g: FloatArray, jr_inv: FloatArray, jr_half: FloatArray
+    n: FloatArray,
+    m: FloatArray,
+    R_M: FloatArray,
+    R_B: FloatArray,
+    g: FloatArray,
+    jr_inv: FloatArray,
+    jr_half: FloatArray,
 ) -> tuple[FloatArray, FloatArray]:
     """Force [N] and couple [N m] (world) on node B of section force ``n`` and moment ``m``
     (midpoint axes): ``-dW/dx_B`` and ``-dW/dtheta_B`` when ``n``, ``m`` are the energy's."""
@@ -197,7 +203,7 @@ def section_resultants(
     """Section force and moment (6,) (midpoint axes: axial force, two shears [N], torsion, two
     bending moments [N m]) of an element whose node B carries ``F_B``, ``M_B`` (world); the
     inverse of ``node_b_loads``."""
-    _, phi, R_M, g, jr_inv, jr_half = element_kinematics(p_A, p_B, R_A, R_B)
+    _, _, R_M, g, jr_inv, jr_half = element_kinematics(p_A, p_B, R_A, R_B)
     n = -(R_M.T @ F_B)
     moment = -np.linalg.solve(jr_inv.T, R_B.T @ M_B)
     out = np.empty(6)
