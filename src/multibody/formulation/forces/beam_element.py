@@ -86,11 +86,47 @@ def build_beam_elements(members: Sequence[tuple[int, ForceElement]], context: Gr
 
 
 @njit(cache=True)
-def _skew(w: FloatArray) -> FloatArray:
-    S = np.zeros((3, 3))
-    S[0, 1], S[0, 2], S[1, 2] = -w[2], w[1], -w[0]
-    S[1, 0], S[2, 0], S[2, 1] = w[2], -w[1], w[0]
-    return S
+def _matmul(A: FloatArray, B: FloatArray) -> FloatArray:
+    """``A B`` of two (3, 3) matrices, without BLAS (whose call costs more than the product here)."""
+    C = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            C[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
+    return C
+
+
+@njit(cache=True)
+def _transpose_matmul(A: FloatArray, B: FloatArray) -> FloatArray:
+    """``A^T B`` of two (3, 3) matrices."""
+    C = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            C[i, j] = A[0, i] * B[0, j] + A[1, i] * B[1, j] + A[2, i] * B[2, j]
+    return C
+
+
+@njit(cache=True)
+def _matvec(A: FloatArray, v: FloatArray) -> FloatArray:
+    """``A v``, (3, 3) by (3,)."""
+    return np.array(
+        [
+            A[0, 0] * v[0] + A[0, 1] * v[1] + A[0, 2] * v[2],
+            A[1, 0] * v[0] + A[1, 1] * v[1] + A[1, 2] * v[2],
+            A[2, 0] * v[0] + A[2, 1] * v[1] + A[2, 2] * v[2],
+        ]
+    )
+
+
+@njit(cache=True)
+def _transpose_matvec(A: FloatArray, v: FloatArray) -> FloatArray:
+    """``A^T v``, (3, 3) by (3,)."""
+    return np.array(
+        [
+            A[0, 0] * v[0] + A[1, 0] * v[1] + A[2, 0] * v[2],
+            A[0, 1] * v[0] + A[1, 1] * v[1] + A[2, 1] * v[2],
+            A[0, 2] * v[0] + A[1, 2] * v[1] + A[2, 2] * v[2],
+        ]
+    )
 
 
 @njit(cache=True)
@@ -99,28 +135,45 @@ def _cross(a: FloatArray, b: FloatArray) -> FloatArray:
 
 
 @njit(cache=True)
+def _identity_plus(a: float, b: float, theta: FloatArray) -> FloatArray:
+    """``I + a skew(theta) + b skew(theta)^2`` (3, 3), with skew(t)^2 = t t^T - |t|^2 I."""
+    t0, t1, t2 = theta[0], theta[1], theta[2]
+    square = t0 * t0 + t1 * t1 + t2 * t2
+    M = np.empty((3, 3))
+    M[0, 0] = 1.0 + b * (t0 * t0 - square)
+    M[1, 1] = 1.0 + b * (t1 * t1 - square)
+    M[2, 2] = 1.0 + b * (t2 * t2 - square)
+    M[0, 1] = -a * t2 + b * t0 * t1
+    M[1, 0] = a * t2 + b * t0 * t1
+    M[0, 2] = a * t1 + b * t0 * t2
+    M[2, 0] = -a * t1 + b * t0 * t2
+    M[1, 2] = -a * t0 + b * t1 * t2
+    M[2, 1] = a * t0 + b * t1 * t2
+    return M
+
+
+@njit(cache=True)
 def rotation_log(R: FloatArray) -> FloatArray:
     """Rotation vector (3,) [rad], angle in [0, pi], of the rotation matrix ``R`` (3, 3), through
     its unit quaternion (Shepperd's choice of the largest component)."""
     trace = R[0, 0] + R[1, 1] + R[2, 2]
-    q = np.empty(4)
     if trace >= R[0, 0] and trace >= R[1, 1] and trace >= R[2, 2]:
         s = 2.0 * math.sqrt(1.0 + trace)
-        q[0], q[1], q[2], q[3] = 0.25 * s, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s
+        w, x, y, z = 0.25 * s, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s
     elif R[0, 0] >= R[1, 1] and R[0, 0] >= R[2, 2]:
         s = 2.0 * math.sqrt(1.0 + 2.0 * R[0, 0] - trace)
-        q[0], q[1], q[2], q[3] = (R[2, 1] - R[1, 2]) / s, 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s
+        w, x, y, z = (R[2, 1] - R[1, 2]) / s, 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s
     elif R[1, 1] >= R[2, 2]:
         s = 2.0 * math.sqrt(1.0 + 2.0 * R[1, 1] - trace)
-        q[0], q[1], q[2], q[3] = (R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s
+        w, x, y, z = (R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s
     else:
         s = 2.0 * math.sqrt(1.0 + 2.0 * R[2, 2] - trace)
-        q[0], q[1], q[2], q[3] = (R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s
-    if q[0] < 0.0:
-        q = -q
-    sin_half = math.sqrt(q[1] ** 2 + q[2] ** 2 + q[3] ** 2)
-    scale = 2.0 * math.atan2(sin_half, q[0]) / sin_half if sin_half > 0.0 else 2.0
-    return scale * q[1:]
+        w, x, y, z = (R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    sin_half = math.sqrt(x * x + y * y + z * z)
+    scale = 2.0 * math.atan2(sin_half, w) / sin_half if sin_half > 0.0 else 2.0
+    return np.array([scale * x, scale * y, scale * z])
 
 
 @njit(cache=True)
@@ -134,8 +187,7 @@ def rotation_exp(theta: FloatArray) -> FloatArray:
     else:
         sinc = math.sin(angle) / angle
         versine = (1.0 - math.cos(angle)) / angle2
-    S = _skew(theta)
-    return np.eye(3) + sinc * S + versine * (S @ S)
+    return _identity_plus(sinc, versine, theta)
 
 
 @njit(cache=True)
@@ -149,8 +201,7 @@ def right_jacobian(theta: FloatArray) -> FloatArray:
     else:
         a = (1.0 - math.cos(angle)) / angle2
         b = (angle - math.sin(angle)) / (angle2 * angle)
-    S = _skew(theta)
-    return np.eye(3) - a * S + b * (S @ S)
+    return _identity_plus(-a, b, theta)
 
 
 @njit(cache=True)
@@ -162,8 +213,7 @@ def right_jacobian_inverse(theta: FloatArray) -> FloatArray:
         c = 1.0 / 12.0 + angle2 / 720.0 + angle2**2 / 30240.0
     else:
         c = 1.0 / angle2 - (1.0 + math.cos(angle)) / (2.0 * angle * math.sin(angle))
-    S = _skew(theta)
-    return np.eye(3) + 0.5 * S + c * (S @ S)
+    return _identity_plus(0.5, c, theta)
 
 
 @njit(cache=True)
@@ -173,10 +223,10 @@ def element_kinematics(
     """``(d, phi, R_M, g, J_r(phi)^-1, J_r(phi / 2))`` of an element with nodes at ``p_A``, ``p_B``
     (3,) [m] with frames ``R_A``, ``R_B`` (3, 3) (module docstring)."""
     d = p_B - p_A
-    phi = rotation_log(R_A.T @ R_B)
+    phi = rotation_log(_transpose_matmul(R_A, R_B))
     half = 0.5 * phi
-    R_M = R_A @ rotation_exp(half)
-    g = R_M.T @ d
+    R_M = _matmul(R_A, rotation_exp(half))
+    g = _transpose_matvec(R_M, d)
     return d, phi, R_M, g, right_jacobian_inverse(phi), right_jacobian(half)
 
 
@@ -192,8 +242,8 @@ def node_b_loads(
 ) -> tuple[FloatArray, FloatArray]:
     """Force [N] and couple [N m] (world) on node B of section force ``n`` and moment ``m``
     (midpoint axes): ``-dW/dx_B`` and ``-dW/dtheta_B`` when ``n``, ``m`` are the energy's."""
-    moment = m + 0.5 * (jr_half.T @ _cross(n, g))
-    return -(R_M @ n), -(R_B @ (jr_inv.T @ moment))
+    moment = m + 0.5 * _transpose_matvec(jr_half, _cross(n, g))
+    return -_matvec(R_M, n), -_matvec(R_B, _transpose_matvec(jr_inv, moment))
 
 
 @njit(cache=True)
@@ -204,11 +254,11 @@ def section_resultants(
     bending moments [N m]) of an element whose node B carries ``F_B``, ``M_B`` (world); the
     inverse of ``node_b_loads``."""
     _, _, R_M, g, jr_inv, jr_half = element_kinematics(p_A, p_B, R_A, R_B)
-    n = -(R_M.T @ F_B)
-    moment = -np.linalg.solve(jr_inv.T, R_B.T @ M_B)
+    n = -_transpose_matvec(R_M, F_B)
+    moment = -np.linalg.solve(jr_inv.T.copy(), _transpose_matvec(R_B, M_B))
     out = np.empty(6)
     out[:3] = n
-    out[3:] = moment - 0.5 * (jr_half.T @ _cross(n, g))
+    out[3:] = moment - 0.5 * _transpose_matvec(jr_half, _cross(n, g))
     return out
 
 
@@ -241,9 +291,9 @@ def _beam_loads(
         strain = g / L0 - reference_strain[k]
         curvature = phi / L0 - reference_curvature[k]
         # rates: the variations with the nodes' velocities
-        phi_rate = jr_inv @ (R_B.T @ (w_M[b] - w_M[a]))
-        psi_rate = R_M.T @ w_M[a] + 0.5 * (jr_half @ phi_rate)
-        strain_rate = (R_M.T @ (v_M[b] - v_M[a]) + _cross(g, psi_rate)) / L0
+        phi_rate = _matvec(jr_inv, _transpose_matvec(R_B, w_M[b] - w_M[a]))
+        psi_rate = _transpose_matvec(R_M, w_M[a]) + 0.5 * _matvec(jr_half, phi_rate)
+        strain_rate = (_transpose_matvec(R_M, v_M[b] - v_M[a]) + _cross(g, psi_rate)) / L0
         curvature_rate = phi_rate / L0
         n = C_N[k] * (strain + damping[k] * strain_rate)
         m = C_M[k] * (curvature + damping[k] * curvature_rate)
