@@ -15,6 +15,8 @@ References, one per test:
 
 from __future__ import annotations
 
+import base64
+
 import numpy as np
 import pytest
 from test_beam import elastica_tip
@@ -170,6 +172,39 @@ def test_large_tip_deflection_converges_to_the_elastica() -> None:
         errors.append(np.hypot(tip[0] - reach, -tip[2] - drop))
     assert errors[1] < errors[0] / 3.0 and errors[2] < errors[1] / 3.0
     assert errors[2] < 4e-4
+
+
+def test_section_forces_and_the_animations_tube() -> None:
+    """A small tip load P (tip slope 1e-4: the geometry barely changes, 1e-8 relative): each
+    element's midpoint carries the shear P and the bending moment P (L - s) of cantilever statics
+    (exact for any element count: the statics is of the deformed nodes, the section forces are
+    inverted from the element's node loads; tolerance 1e-6 relative). The animation draws the beam
+    as a tube through its nodes coloured by the moment at the nodes (the neighbouring elements'
+    mean; float32 on the page, 1e-6 relative)."""
+    from multibody.viz.animation import animation_data
+    from multibody.viz.scene import scene_description
+
+    load, n = 0.5, 5
+    model, _ = cantilever(n, tip_load=load)
+    results = mb.statics(model)
+    history = results.beam("rod")
+    midpoints = (np.arange(n) + 0.5) * LENGTH / n
+    sections = history.section_forces[-1]
+    # what the part after exerts on the part before: the tip load's force and its moment about the section
+    np.testing.assert_allclose(sections[:, 2], -load, rtol=1e-6)
+    np.testing.assert_allclose(sections[:, 4], load * (LENGTH - midpoints), rtol=1e-6)
+    np.testing.assert_allclose(sections[:, [1, 3, 5]], 0.0, atol=1e-6 * load)
+    # the midpoint axes turn with the slope (below 1.6e-4): the load has that share along them
+    assert np.all(np.abs(sections[:, 0]) < 1.6e-4 * load)
+    np.testing.assert_allclose(history.node_positions[-1, :, 0], np.linspace(0.0, LENGTH, n + 1), atol=1e-6)
+    data = animation_data(results, scene_description(results, model), [], "rod")
+    (tube,) = data["beams"]
+    assert tube["name"] == "rod" and tube["node_count"] == n + 1
+    assert tube["radius"] == pytest.approx(DIAMETER / 2.0)
+    moments = np.frombuffer(base64.b64decode(tube["bending_moment"]), dtype="<f4")
+    expected = load * (LENGTH - np.clip(np.linspace(0.0, LENGTH, n + 1), midpoints[0], midpoints[-1]))
+    np.testing.assert_allclose(moments, expected, rtol=1e-6)
+    assert all(body["shapes"] == [] for body in data["scene"]["bodies"] if body["name"].startswith("rod_n"))
 
 
 def test_bathe_bolourchi_45_degree_bend() -> None:

@@ -24,10 +24,11 @@ class BeamHistory:
         name: the beam's name.
         node_positions: (T, n + 1, 3) world positions of the nodes [m]: a finite-segment beam's
             segment ends (the first segment's start, then each segment's end), a nodal beam's nodes.
-        section_forces: (T, j, 6) force [N] and moment [N m] each section carries (x along the beam:
-            axial force, two shear forces, torsion, two bending moments), as loads on the part after
-            it. Finite segments: at each joining spring (the clamp first when clamped), in the axes
-            of the part before it; nodal beams: at each element's midpoint, in its midpoint axes.
+        section_forces: (T, j, 6) the stress resultants, force [N] and moment [N m] that the part
+            of the beam after each section exerts on the part before it (x along the beam: axial
+            force, positive in tension, two shear forces, torsion, two bending moments). Finite
+            segments: at each joining spring (the clamp first when clamped), in the axes of the part
+            before it; nodal beams: at each element's midpoint, in its midpoint axes.
         bending_moment: (T, n + 1) the bending moment magnitude ``sqrt(M_y^2 + M_z^2)`` [N m] at
             each node (finite segments: the joining spring's, the clamp's at the first end, 0 at a
             free end; nodal beams: the mean of the neighbouring elements').
@@ -57,8 +58,9 @@ def _segment_beam_history(results: Results, beam: dict[str, Any], markers: list[
     carried = np.zeros((len(results), len(beam["joints"]), 6))
     for k, joint in enumerate(beam["joints"]):
         loads = results.force(joint)
-        carried[:, k, :3] = np.einsum("tji,tj->ti", R_WJ[:, k], loads.force)
-        carried[:, k, 3:] = np.einsum("tji,tj->ti", R_WJ[:, k], loads.torque)
+        # the spring's load on its I side (the part after) is minus the resultant
+        carried[:, k, :3] = -np.einsum("tji,tj->ti", R_WJ[:, k], loads.force)
+        carried[:, k, 3:] = -np.einsum("tji,tj->ti", R_WJ[:, k], loads.torque)
     count = nodes.shape[1]
     moments = np.zeros(nodes.shape[:2])
     joints = carried.shape[1]
