@@ -20,6 +20,7 @@ _EXPORTS: dict[str, str] = {
     "assemble": "multibody.analysis.assemble",
     "AssemblyError": "multibody.analysis.errors",
     "AtPoint": "multibody.model.joints",
+    "Beam": "multibody.model.nodal_beam",
     "Box": "multibody.model.geometry",
     "Bushing": "multibody.model.forces",
     "Capsule": "multibody.model.geometry",

@@ -93,9 +93,13 @@ class FiniteSegmentBeam(Element):
     @property
     def drawing(self) -> dict:
         """What the results need to rebuild the beam (``Results.beam``): its segments, joining
-        springs, segment length [m] and the marker each spring's J side is (``body/marker``)."""
+        springs, segment length [m], the marker each spring's J side is (``body/marker``) and the
+        radius [m] of the tube that draws it."""
         return {
             "name": self.name,
+            "kind": "finite_segment",
+            "bodies": [segment.name for segment in self.segments],
+            "radius": float(np.sqrt(self.section.area / np.pi)),
             "segments": [segment.name for segment in self.segments],
             "joints": [joint.name for joint in self.joints],
             "joint_axes": [joint.j_marker.full_name for joint in self.joints],
@@ -117,7 +121,7 @@ class FiniteSegmentBeam(Element):
         )
 
     def _build(self) -> tuple[tuple[RigidBody, ...], tuple[Bushing, ...]]:
-        p_WS, R_WS, v_WS, w_WS = _world_state(self.start_marker)
+        p_WS, R_WS, v_WS, w_WS = marker_world_state(self.start_marker)
         l = self.segment_length
         s, rho = self.section, self.material.density
         mass = rho * s.area * l
@@ -162,7 +166,7 @@ class FiniteSegmentBeam(Element):
         )
 
 
-def _world_state(marker: Marker) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+def marker_world_state(marker: Marker) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """World position [m], orientation, origin velocity [m/s] and angular velocity [rad/s] of
     ``marker`` in the model's input configuration."""
     body = marker.body

@@ -40,7 +40,7 @@ class CableMarker(Marker):
     def __init__(self, name: str, cable: AncfCable, arc_length: float) -> None:
         element, xi = cable.locate(arc_length)
         position, tangent = cable.reference_point(element, xi)
-        super().__init__(name, cable, position, _frame_along(tangent))
+        super().__init__(name, cable, position, frame_along(tangent))
         self.arc_length, self.element, self.xi = float(arc_length), element, xi
 
 
@@ -48,8 +48,8 @@ class AncfCable(Body):
     """A cable through the world points ``points`` (n+1, 3) [m], its nodes (straight elements
     between consecutive points; the undeformed slopes along each point's mean chord direction).
 
-    ``section`` and ``material`` give ``E A``, ``E I`` (the mean of ``Iy`` and ``Iz``: the cable's
-    bending is isotropic) and ``rho A``; ``damping`` [s] is the strain-rate damping coefficient of
+    ``section`` and ``material`` give ``E A``, ``E I`` (``Iy = Iz``: the cable's bending is
+    isotropic) and ``rho A``; ``damping`` [s] is the strain-rate damping coefficient of
     both axial strain and curvature (Kelvin-Voigt: stress ``E (strain + damping * strain rate)``).
     ``velocities`` (n+1, 3) [m/s]: initial node velocities (default at rest); the slope rates are
     taken to match them along each element (a rigid translation or rotation).
@@ -77,6 +77,11 @@ class AncfCable(Body):
             raise ModelError(f"{owner}: two consecutive points coincide; give distinct points along the cable")
         if not isinstance(section, Section) or not isinstance(material, Material):
             raise ModelError(f"{owner}: section must be an mb.Section and material an mb.Material")
+        if abs(section.Iy - section.Iz) > 1e-9 * max(section.Iy, section.Iz):
+            raise ModelError(
+                f"{owner}: an ANCF cable bends alike in every direction, so its section needs Iy == Iz (a circle, a "
+                f"tube), got Iy = {section.Iy:.6g} and Iz = {section.Iz:.6g} m^4; use a geometrically exact Beam"
+            )
         self.damping = real_number(owner, "damping [s]", damping)
         if self.damping < 0.0:
             raise ModelError(f"{owner}: damping must be a non-negative number of seconds, got {damping!r}")
@@ -110,8 +115,8 @@ class AncfCable(Body):
 
     @property
     def bending_stiffness(self) -> float:
-        """``E I`` [N m^2], ``I`` the mean second moment of the section."""
-        return self.material.E * 0.5 * (self.section.Iy + self.section.Iz)
+        """``E I`` [N m^2]."""
+        return self.material.E * self.section.Iy
 
     @property
     def mass_per_length(self) -> float:
@@ -190,7 +195,7 @@ class CableClamp(Joint):
             raise ModelError(f"{self.describe()}: its I marker must be on an ANCF cable (cable.marker_at)")
 
 
-def _frame_along(tangent: FloatArray) -> FloatArray:
+def frame_along(tangent: FloatArray) -> FloatArray:
     """A right-handed frame (3, 3) whose x-axis is the unit ``tangent``."""
     helper = np.eye(3)[int(np.argmin(np.abs(tangent)))]
     y = np.cross(helper, tangent)

@@ -17,6 +17,7 @@ from multibody.model.forces.base import ForceElement
 from multibody.model.joints.base import Joint
 from multibody.model.marker import finite_vector
 from multibody.model.motion import Motion
+from multibody.model.nodal_beam import Beam
 
 if TYPE_CHECKING:
     from multibody.system.system import System
@@ -44,7 +45,7 @@ class Model:
         self.contacts: dict[str, ImpactPair] = {}
         self.cables: dict[str, AncfCable] = {}
         """ANCF cables (bodies of node coordinates, without a reference frame)"""
-        self.beams: dict[str, FiniteSegmentBeam] = {}
+        self.beams: dict[str, FiniteSegmentBeam | Beam] = {}
         """beams made of parts (their segments and springs are in ``bodies`` and ``forces``)"""
         self._names: dict[str, Element] = {self.ground.name: self.ground}
         self.aliases: dict[str, str] = {}
@@ -64,7 +65,7 @@ class Model:
                 f"{element.describe()}: the names of its parts {', '.join(map(repr, taken))} are already used; "
                 f"rename the {element.kind} or those elements"
             )
-        if isinstance(element, FiniteSegmentBeam):
+        if isinstance(element, (FiniteSegmentBeam, Beam)):
             collection: dict = self.beams
         elif isinstance(element, (RigidBody, FlexibleBody)):
             collection = self.bodies
@@ -97,6 +98,8 @@ class Model:
                 raise ModelError(f"{element.describe()}: {marker.describe()} is not in model '{self.name}'; {remedy}")
         collection[element.name] = element
         self._names[element.name] = element
+        if isinstance(element, Beam):
+            element.model_name = self.name  # its elements can no longer be split
         for part in element.parts:
             self.add(part)
         return element

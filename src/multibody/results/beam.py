@@ -1,5 +1,6 @@
-"""Finite-segment beams in the results: node positions and section forces over the output
-instants, rebuilt from the segments' motion and the joining springs' loads (``FiniteSegmentBeam``)."""
+"""Beams in the results: node positions and section forces over the output instants, rebuilt
+from the motion of the beam's bodies and the loads of its springs or elements
+(``FiniteSegmentBeam``, nodal ``Beam``)."""
 
 from __future__ import annotations
 
@@ -17,24 +18,41 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class BeamHistory:
-    """One finite-segment beam over the output instants.
+    """One beam over the output instants.
 
     Attributes:
         name: the beam's name.
-        node_positions: (T, n + 1, 3) world positions of the segment ends [m]: the first
-            segment's start, then each segment's end.
-        section_forces: (T, j, 6) force [N] and moment [N m] each joining spring carries (the
-            clamp first when clamped), in the axes of the part before it (x along the beam: axial
-            force, two shear forces, torsion, two bending moments), as loads on the part after it.
+        node_positions: (T, n + 1, 3) world positions of the nodes [m]: a finite-segment beam's
+            segment ends (the first segment's start, then each segment's end), a nodal beam's nodes.
+        section_forces: (T, j, 6) the stress resultants, force [N] and moment [N m] that the part
+            of the beam after each section exerts on the part before it (x along the beam: axial
+            force, positive in tension, two shear forces, torsion, two bending moments). Finite
+            segments: at each joining spring (the clamp first when clamped), in the axes of the part
+            before it; nodal beams: at each element's midpoint, in its midpoint axes (an ANCF cable:
+            x its tangent, y and z carried from the undeformed ones by the smallest rotation; no
+            torsion; the shear forces from the moment's rate along the element, ``t x dM/ds``).
+        bending_moment: (T, n + 1) the bending moment magnitude ``sqrt(M_y^2 + M_z^2)`` [N m] at
+            each node (finite segments: the joining spring's, the clamp's at the first end, 0 at a
+            free end; nodal beams: the mean of the neighbouring elements').
     """
 
     name: str
     node_positions: FloatArray
     section_forces: FloatArray
+    bending_moment: FloatArray
 
 
 def beam_history(results: Results, beam: dict[str, Any], markers: list[dict[str, Any]]) -> BeamHistory:
-    """The history of the beam described by its scene entry ``beam`` (``FiniteSegmentBeam.drawing``)."""
+    """The history of the beam described by its scene entry ``beam`` (the beam's ``drawing``)."""
+    kind = beam.get("kind", "finite_segment")
+    if kind == "finite_segment":
+        return _segment_beam_history(results, beam, markers)
+    if kind == "ancf_cable":
+        return _cable_beam_history(results, beam)
+    return _nodal_beam_history(results, beam, markers)
+
+
+def _segment_beam_history(results: Results, beam: dict[str, Any], markers: list[dict[str, Any]]) -> BeamHistory:
     half = 0.5 * beam["segment_length"]
     segments = [results.body(name) for name in beam["segments"]]
     axes = [segment.rotation[:, :, 0] for segment in segments]
@@ -45,6 +63,58 @@ def beam_history(results: Results, beam: dict[str, Any], markers: list[dict[str,
     carried = np.zeros((len(results), len(beam["joints"]), 6))
     for k, joint in enumerate(beam["joints"]):
         loads = results.force(joint)
-        carried[:, k, :3] = np.einsum("tji,tj->ti", R_WJ[:, k], loads.force)
-        carried[:, k, 3:] = np.einsum("tji,tj->ti", R_WJ[:, k], loads.torque)
-    return BeamHistory(beam["name"], nodes, carried)
+        # the spring's load on its I side (the part after) is minus the resultant
+        carried[:, k, :3] = -np.einsum("tji,tj->ti", R_WJ[:, k], loads.force)
+        carried[:, k, 3:] = -np.einsum("tji,tj->ti", R_WJ[:, k], loads.torque)
+    count = nodes.shape[1]
+    moments = np.zeros(nodes.shape[:2])
+    joints = carried.shape[1]
+    first = 0 if joints == count - 1 else 1  # a clamped beam's first spring is at its first end
+    moments[:, first : first + joints] = np.linalg.norm(carried[..., 4:6], axis=-1)
+    return BeamHistory(beam["name"], nodes, carried, moments)
+
+
+def _nodal_beam_history(results: Results, beam: dict[str, Any], markers: list[dict[str, Any]]) -> BeamHistory:
+    from multibody.formulation.forces.beam_element import section_resultants
+
+    nodes = np.stack([results.body(name).position for name in beam["bodies"]], axis=1)
+    marker_index = {m["name"]: k for k, m in enumerate(markers)}
+    ends = [markers[marker_index[name]] for pair in beam["element_markers"] for name in pair]
+    p_WM, R_WM = marker_frames(results, ends)
+    sections = np.zeros((len(results), len(beam["elements"]), 6))
+    for k, element in enumerate(beam["elements"]):
+        loads = results.force(element)
+        a, b = 2 * k, 2 * k + 1
+        for t in range(len(results)):
+            sections[t, k] = section_resultants(
+                loads.force[t], loads.torque[t], p_WM[t, a], p_WM[t, b], R_WM[t, a], R_WM[t, b]
+            )
+    element_moments = np.linalg.norm(sections[..., 4:6], axis=-1)
+    padded = np.concatenate([element_moments[:, :1], element_moments, element_moments[:, -1:]], axis=1)
+    return BeamHistory(beam["name"], nodes, sections, 0.5 * (padded[:, :-1] + padded[:, 1:]))
+
+
+def _cable_beam_history(results: Results, beam: dict[str, Any]) -> BeamHistory:
+    """The history of a ``kind="ancf_cable"`` beam, from its cable's (``multibody.results.cable``)."""
+    from multibody.formulation.bodies.cable import smallest_rotations
+    from multibody.model.cable import frame_along
+
+    cable = results.cable(beam["cable"])
+    starts = cable.arc_lengths[:-1]
+    sections = np.zeros((len(results), starts.size, 6))
+    for k, (start, length) in enumerate(zip(starts, cable.lengths)):
+        middle = start + 0.5 * length
+        first = cable.tangent_at(middle)[0]  # the section axes at the first output instant
+        reference = frame_along(first / np.linalg.norm(first))
+        tangent = cable.tangent_at(middle)
+        unit = tangent / np.linalg.norm(tangent, axis=1)[:, None]
+        axes = smallest_rotations(np.broadcast_to(reference[:, 0], unit.shape), unit) @ reference  # (T, 3, 3)
+        moment = cable.moment_vector(middle)
+        rate = (cable.moment_vector(middle + 0.25 * length) - cable.moment_vector(middle - 0.25 * length)) / (
+            0.5 * length
+        )
+        force = cable.axial_force(middle)[:, None] * unit + np.cross(unit, rate)
+        sections[:, k, :3] = np.einsum("tji,tj->ti", axes, force)
+        sections[:, k, 3:] = np.einsum("tji,tj->ti", axes, moment)
+    nodes = np.stack([np.linalg.norm(cable.moment_vector(s), axis=1) for s in cable.arc_lengths], axis=1)
+    return BeamHistory(beam["name"], cable.node_positions, sections, nodes)

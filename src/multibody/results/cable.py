@@ -82,11 +82,15 @@ class CableHistory:
         within 1e-4."""
         return self.axial_stiffness * (np.linalg.norm(self.tangent_at(arc_length), axis=1) - 1.0)
 
-    def bending_moment(self, arc_length: float) -> FloatArray:
-        """(T,) elastic bending moment ``E I |r' x r''| / |r'|^3`` [N m] at ``arc_length`` [m]."""
+    def moment_vector(self, arc_length: float) -> FloatArray:
+        """(T, 3) elastic bending moment ``E I r' x r'' / |r'|^3`` [N m] at ``arc_length`` [m], world."""
         slope = self.tangent_at(arc_length)
         curvature = np.cross(slope, self._interpolate(arc_length, self.coordinates, 2))
-        return self.bending_stiffness * np.linalg.norm(curvature, axis=1) / np.linalg.norm(slope, axis=1) ** 3
+        return self.bending_stiffness * curvature / (np.linalg.norm(slope, axis=1) ** 3)[:, None]
+
+    def bending_moment(self, arc_length: float) -> FloatArray:
+        """(T,) the bending moment's magnitude [N m] at ``arc_length`` [m] (``moment_vector``)."""
+        return np.linalg.norm(self.moment_vector(arc_length), axis=1)
 
 
 def cable_history(results: Results, cable: dict[str, Any]) -> CableHistory:

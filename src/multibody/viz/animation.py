@@ -5,8 +5,8 @@ base64 typed arrays: per output frame and body the CM position (3 float32) and t
 quaternion (4 float32), 28 bytes (37.3 characters of base64) per body and frame. Forces and the
 chosen channels add 4 bytes per value. A flexible body adds its kept nodes, mode shapes (and stress modes)
 once and its modal coordinates per frame (4 bytes each): the page deforms and colours its mesh. A
-finite-segment beam is drawn as a tube through its segment ends (12 bytes per end and frame), coloured by
-the bending moment (4 more), instead of its segments' cylinders. The page exposes its state as ``window.multibodyViewer``
+beam (finite-segment or nodal) is drawn as a tube through its nodes (12 bytes per node and frame), coloured by
+the bending moment (4 more), instead of its bodies' shapes. The page exposes its state as ``window.multibodyViewer``
 (time, frameIndex, setTime, play, bodyPositions, ...; see ``animation.js``). Inside a report's
 frame it posts ``{multibody: "time", time}`` to the report at every frame shown and obeys
 ``{multibody: "setTime", time}``, so that the report's plots and the animation share one time.
@@ -103,9 +103,10 @@ def animation_data(results: Results, scene: dict[str, Any], channels: list[str],
     flexible = [
         _flexible_drawing(results, scene, index) for index, body in enumerate(scene["bodies"]) if body.get("flexible")
     ]
-    beams = [_segment_beam_drawing(results, scene, beam) for beam in scene.get("beams", ())]
+    # an ANCF cable beam is drawn as its cable
+    beams = [_beam_drawing(results, scene, beam) for beam in scene.get("beams", ()) if "cable" not in beam]
     beams += [_cable_drawing(results, cable) for cable in scene.get("cables", ())]
-    segments = {name for beam in scene.get("beams", ()) for name in beam["segments"]}  # drawn as the beams' tubes
+    segments = {name for beam in scene.get("beams", ()) for name in beam["bodies"]}  # drawn as the beams' tubes
     scene = {
         **scene,
         "bodies": [
@@ -132,29 +133,20 @@ def animation_data(results: Results, scene: dict[str, Any], channels: list[str],
     }
 
 
-def _segment_beam_drawing(results: Results, scene: dict[str, Any], beam: dict[str, Any]) -> dict[str, Any]:
-    """One finite-segment beam for the page, drawn as a tube through its segment ends: the points per frame
-    (T, n + 1, 3) and the bending moment magnitude sqrt(M_y^2 + M_z^2) [N m] at each (T, n + 1), float32
-    base64: the joining spring's at an inner end (the clamp's at the first, when clamped), 0 at a free end;
-    the tube's radius is that of the segments' cylinders."""
+def _beam_drawing(results: Results, scene: dict[str, Any], beam: dict[str, Any]) -> dict[str, Any]:
+    """One beam (finite segments or nodal) for the page, drawn as a tube of the beam's radius through its
+    nodes: the points per frame (T, n + 1, 3) and the bending moment magnitude sqrt(M_y^2 + M_z^2) [N m]
+    at each (T, n + 1; ``BeamHistory.bending_moment``), float32 base64."""
     from multibody.results.beam import beam_history
 
     history = beam_history(results, beam, scene["markers"])
-    count = history.node_positions.shape[1]
-    moments = np.zeros(history.node_positions.shape[:2])
-    joints = history.section_forces.shape[1]
-    first = 0 if joints == count - 1 else 1  # a clamped beam's first spring is at its first end
-    moments[:, first : first + joints] = np.linalg.norm(history.section_forces[..., 4:6], axis=-1)
-    bodies = {body["name"]: body for body in scene["bodies"]}
-    cylinders = [shape for shape in bodies[beam["segments"][0]]["shapes"] if shape["type"] == "cylinder"]
-    radius = cylinders[0]["radius"] if cylinders else 0.01 * scene["size"]
     return {
         "name": beam["name"],
-        "node_count": count,
+        "node_count": history.node_positions.shape[1],
         "points": _base64(history.node_positions, np.float32),
-        "bending_moment": _base64(moments, np.float32),
-        "largest": float(np.max(moments, initial=0.0)),
-        "radius": radius,
+        "bending_moment": _base64(history.bending_moment, np.float32),
+        "largest": float(np.max(history.bending_moment, initial=0.0)),
+        "radius": beam.get("radius", 0.01 * scene["size"]),
     }
 
 

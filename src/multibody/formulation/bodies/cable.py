@@ -39,6 +39,7 @@ ELEMENT_WIDTH = 12
 AXIAL_POINTS = np.polynomial.legendre.leggauss(3)
 BENDING_POINTS = np.polynomial.legendre.leggauss(5)
 MASS_POINTS = np.polynomial.legendre.leggauss(4)
+AXIAL_WEIGHTS, BENDING_WEIGHTS = AXIAL_POINTS[1], BENDING_POINTS[1]
 
 
 @njit(cache=True)
@@ -54,24 +55,21 @@ def hermite_shapes(xi: float, length: float) -> tuple[FloatArray, FloatArray, Fl
     return h, dh, ddh
 
 
-@njit(cache=True)
-def _combine(weights: FloatArray, e: FloatArray) -> FloatArray:
-    """``sum_i weights[i] e[3i : 3i + 3]`` (3,) for element coordinates ``e`` (12,)."""
-    out = np.zeros(3)
-    for i in range(4):
-        out += weights[i] * e[3 * i : 3 * i + 3]
-    return out
+def _shape_table(points: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """At quadrature points on [-1, 1]: the xi-derivatives (np, 4) and second xi-derivatives (np, 4)
+    of ``(h1, h2 / L, h3, h4 / L)``, the Hermite functions of a unit-length element; an element of
+    length L scales them by ``(1/L, 1, 1/L, 1)`` and ``(1/L^2, 1/L, 1/L^2, 1/L)`` into x-derivatives."""
+    rows = [hermite_shapes.py_func(0.5 * (point + 1.0), 1.0) for point in points]  # at import: no compilation
+    return np.array([dh for _, dh, _ in rows]), np.array([ddh for _, _, ddh in rows])
 
 
-@njit(cache=True)
-def _curvature_jacobians(a: FloatArray, b: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """``(kappa, d kappa / d a, d kappa / d b)`` of ``kappa = a x b / |a|^3`` (3,), (3, 3), (3, 3)."""
-    norm = np.sqrt(a @ a)
-    c = np.cross(a, b)
-    kappa = c / norm**3
-    skew_a = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
-    skew_b = np.array([[0.0, -b[2], b[1]], [b[2], 0.0, -b[0]], [-b[1], b[0], 0.0]])
-    return kappa, -skew_b / norm**3 - 3.0 * np.outer(c, a) / norm**5, skew_a / norm**3
+AXIAL_SLOPES, _ = _shape_table(AXIAL_POINTS[0])
+BENDING_SLOPES, BENDING_CURVATURES = _shape_table(BENDING_POINTS[0])
+
+
+@njit(cache=True, inline="always")
+def _cross(a0: float, a1: float, a2: float, b0: float, b1: float, b2: float) -> tuple[float, float, float]:
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
 @njit(cache=True)
@@ -84,54 +82,101 @@ def element_forces(
     axial_stiffness: FloatArray,
     bending_stiffness: FloatArray,
     damping: FloatArray,
-    axial_points: FloatArray,
-    axial_weights: FloatArray,
-    bending_points: FloatArray,
-    bending_weights: FloatArray,
     out: FloatArray,
 ) -> tuple[float, float]:
     """Add the elastic and damping forces of every element to ``out`` (nv,) at positions
     ``coordinates`` (nq,) and velocities ``rates`` (nv,), each element's 12 coordinates being at
     ``position_columns`` and ``velocity_columns`` (ne, 12); return ``(strain energy [J], dissipated
-    power [W])``. Quadrature points and weights on [-1, 1]."""
+    power [W])``. With ``a = r'``, ``b = r''``, ``c = a x b``: the axial load is ``E A (eps + beta
+    eps') a / |a|`` on ``S_x``; the curvature ``kappa = c / |a|^3`` has the Jacobians
+    ``J_a^T m = (b x m) / |a|^3 - 3 a (c . m) / |a|^5`` and ``J_b^T m = (m x a) / |a|^3``."""
     energy = 0.0
     dissipated = 0.0
+    e = np.empty(ELEMENT_WIDTH)
+    de = np.empty(ELEMENT_WIDTH)
+    force = np.empty(ELEMENT_WIDTH)
+    dh = np.empty(4)
+    ddh = np.empty(4)
     for k in range(position_columns.shape[0]):
-        e = coordinates[position_columns[k]]
-        de = rates[velocity_columns[k]]
+        for j in range(ELEMENT_WIDTH):
+            e[j] = coordinates[position_columns[k, j]]
+            de[j] = rates[velocity_columns[k, j]]
+            force[j] = 0.0
         L = length[k]
-        force = np.zeros(ELEMENT_WIDTH)
-        for g in range(axial_points.size):
-            xi = 0.5 * (axial_points[g] + 1.0)
-            w = 0.5 * L * axial_weights[g]
-            _, dh, _ = hermite_shapes(xi, L)
-            a = _combine(dh, e)
-            a_rate = _combine(dh, de)
-            norm = np.sqrt(a @ a)
-            direction = a / norm
-            strain, strain_rate = norm - 1.0, direction @ a_rate
-            stress = axial_stiffness[k] * (strain + damping[k] * strain_rate)
-            energy += 0.5 * w * axial_stiffness[k] * strain**2
-            dissipated += w * axial_stiffness[k] * damping[k] * strain_rate**2
+        EA, EI, beta = axial_stiffness[k], bending_stiffness[k], damping[k]
+        for g in range(AXIAL_WEIGHTS.size):
+            w = 0.5 * L * AXIAL_WEIGHTS[g]
+            a0 = a1 = a2 = r0 = r1 = r2 = 0.0
             for i in range(4):
-                force[3 * i : 3 * i + 3] -= w * stress * dh[i] * direction
-        for g in range(bending_points.size):
-            xi = 0.5 * (bending_points[g] + 1.0)
-            w = 0.5 * L * bending_weights[g]
-            _, dh, ddh = hermite_shapes(xi, L)
-            a, b = _combine(dh, e), _combine(ddh, e)
-            kappa, J_a, J_b = _curvature_jacobians(a, b)
-            kappa_rate = J_a @ _combine(dh, de) + J_b @ _combine(ddh, de)
-            size = np.sqrt(kappa @ kappa)
+                dh[i] = AXIAL_SLOPES[g, i] / L if i % 2 == 0 else AXIAL_SLOPES[g, i]
+                a0 += dh[i] * e[3 * i]
+                a1 += dh[i] * e[3 * i + 1]
+                a2 += dh[i] * e[3 * i + 2]
+                r0 += dh[i] * de[3 * i]
+                r1 += dh[i] * de[3 * i + 1]
+                r2 += dh[i] * de[3 * i + 2]
+            norm = np.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+            strain = norm - 1.0
+            strain_rate = (a0 * r0 + a1 * r1 + a2 * r2) / norm
+            stress = EA * (strain + beta * strain_rate)
+            energy += 0.5 * w * EA * strain * strain
+            dissipated += w * EA * beta * strain_rate * strain_rate
+            scale = w * stress / norm
+            for i in range(4):
+                force[3 * i] -= scale * dh[i] * a0
+                force[3 * i + 1] -= scale * dh[i] * a1
+                force[3 * i + 2] -= scale * dh[i] * a2
+        for g in range(BENDING_WEIGHTS.size):
+            w = 0.5 * L * BENDING_WEIGHTS[g]
+            a0 = a1 = a2 = b0 = b1 = b2 = ra0 = ra1 = ra2 = rb0 = rb1 = rb2 = 0.0
+            for i in range(4):
+                dh[i] = BENDING_SLOPES[g, i] / L if i % 2 == 0 else BENDING_SLOPES[g, i]
+                ddh[i] = BENDING_CURVATURES[g, i] / (L * L if i % 2 == 0 else L)
+                a0 += dh[i] * e[3 * i]
+                a1 += dh[i] * e[3 * i + 1]
+                a2 += dh[i] * e[3 * i + 2]
+                b0 += ddh[i] * e[3 * i]
+                b1 += ddh[i] * e[3 * i + 1]
+                b2 += ddh[i] * e[3 * i + 2]
+                ra0 += dh[i] * de[3 * i]
+                ra1 += dh[i] * de[3 * i + 1]
+                ra2 += dh[i] * de[3 * i + 2]
+                rb0 += ddh[i] * de[3 * i]
+                rb1 += ddh[i] * de[3 * i + 1]
+                rb2 += ddh[i] * de[3 * i + 2]
+            squared = a0 * a0 + a1 * a1 + a2 * a2
+            cube = squared * np.sqrt(squared)
+            c0, c1, c2 = _cross(a0, a1, a2, b0, b1, b2)
+            k0, k1, k2 = c0 / cube, c1 / cube, c2 / cube
+            # the rate of kappa: (a' x b + a x b') / |a|^3 - 3 c (a . a') / |a|^5
+            x0, x1, x2 = _cross(ra0, ra1, ra2, b0, b1, b2)
+            y0, y1, y2 = _cross(a0, a1, a2, rb0, rb1, rb2)
+            stretch = 3.0 * (a0 * ra0 + a1 * ra1 + a2 * ra2) / squared
+            kr0 = (x0 + y0) / cube - stretch * k0
+            kr1 = (x1 + y1) / cube - stretch * k1
+            kr2 = (x2 + y2) / cube - stretch * k2
+            size = np.sqrt(k0 * k0 + k1 * k1 + k2 * k2)
             # Kelvin-Voigt on |kappa|: its rate along kappa's direction (the rate's own where kappa = 0)
-            along = kappa / size if size > 1e-12 / L else kappa_rate / max(np.sqrt(kappa_rate @ kappa_rate), 1e-300)
-            magnitude_rate = along @ kappa_rate
-            moment = bending_stiffness[k] * (kappa + damping[k] * magnitude_rate * along)
-            energy += 0.5 * w * bending_stiffness[k] * (kappa @ kappa)
-            dissipated += w * bending_stiffness[k] * damping[k] * magnitude_rate**2
-            on_a, on_b = J_a.T @ moment, J_b.T @ moment
+            if size > 1e-12 / L:
+                u0, u1, u2 = k0 / size, k1 / size, k2 / size
+            else:
+                rate_size = max(np.sqrt(kr0 * kr0 + kr1 * kr1 + kr2 * kr2), 1e-300)
+                u0, u1, u2 = kr0 / rate_size, kr1 / rate_size, kr2 / rate_size
+            magnitude_rate = u0 * kr0 + u1 * kr1 + u2 * kr2
+            m0 = EI * (k0 + beta * magnitude_rate * u0)
+            m1 = EI * (k1 + beta * magnitude_rate * u1)
+            m2 = EI * (k2 + beta * magnitude_rate * u2)
+            energy += 0.5 * w * EI * size * size
+            dissipated += w * EI * beta * magnitude_rate * magnitude_rate
+            p0, p1, p2 = _cross(b0, b1, b2, m0, m1, m2)
+            along = 3.0 * (c0 * m0 + c1 * m1 + c2 * m2) / (squared * cube)
+            on_a0, on_a1, on_a2 = p0 / cube - along * a0, p1 / cube - along * a1, p2 / cube - along * a2
+            n0, n1, n2 = _cross(m0, m1, m2, a0, a1, a2)
+            on_b0, on_b1, on_b2 = n0 / cube, n1 / cube, n2 / cube
             for i in range(4):
-                force[3 * i : 3 * i + 3] -= w * (dh[i] * on_a + ddh[i] * on_b)
+                force[3 * i] -= w * (dh[i] * on_a0 + ddh[i] * on_b0)
+                force[3 * i + 1] -= w * (dh[i] * on_a1 + ddh[i] * on_b1)
+                force[3 * i + 2] -= w * (dh[i] * on_a2 + ddh[i] * on_b2)
         for j in range(ELEMENT_WIDTH):
             out[velocity_columns[k, j]] += force[j]
     return energy, dissipated
@@ -392,10 +437,6 @@ def body_terms(
         cables.axial_stiffness,
         cables.bending_stiffness,
         cables.damping,
-        AXIAL_POINTS[0],
-        AXIAL_POINTS[1],
-        BENDING_POINTS[0],
-        BENDING_POINTS[1],
         out,
     )
     return float(energy), float(dissipated)
@@ -425,10 +466,6 @@ def potential_energy(cables: CableBodies, q: FloatArray, gravity: FloatArray, of
         cables.axial_stiffness,
         cables.bending_stiffness,
         np.zeros_like(cables.damping),
-        AXIAL_POINTS[0],
-        AXIAL_POINTS[1],
-        BENDING_POINTS[0],
-        BENDING_POINTS[1],
         scratch.copy(),
     )
     return weight + float(strain)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from multibody.formulation.forces.applied import APPLIED_LOAD
+from multibody.formulation.forces.beam_element import BEAM_ELEMENT
 from multibody.formulation.forces.bushing import BUSHING
 from multibody.formulation.forces.contact import CONTACT
 from multibody.formulation.forces.expression import STATE_DEPENDENT_LOAD
@@ -27,6 +28,7 @@ FAMILIES: tuple[ForceFamily, ...] = (
     JOINT_FRICTION,
     CONTACT,
     ROPE,
+    BEAM_ELEMENT,
 )
 
 
