@@ -177,7 +177,7 @@ def test_reduced_iteration_matrix_solves_as_the_full_one(c: float) -> None:
     J = ode._rate_jacobian(0.0, y)
     rhs = rng.normal(size=y.size)
     reference = np.linalg.solve(np.eye(y.size) - c * J, rhs)
-    solved = IterationMatrix(J, c, kane, system.n_states).solve(rhs)
+    solved = IterationMatrix(J, kane, system.n_states).factorized(c).solve(rhs)
     assert system.n_states == 1 and np.any(J[-2:] != 0.0)  # a state and a quadrature take part
     assert np.max(np.abs(solved - reference)) < 1e-12 * np.max(np.abs(reference))
 
