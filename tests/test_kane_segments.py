@@ -3,7 +3,9 @@
 In the Kane formulation a ``FiniteSegmentBeam``'s joining bushings become free joints of the
 spanning tree (``multibody.formulation.tree``): segment k hangs from segment k - 1, the first
 from the start marker's body when clamped, and the joint coordinates are the bushings' small
-deflections (Huston's finite-segment method, as in the MDAS II thesis, eqs 2.35 ff.).
+deflections (Huston's finite-segment method, as in the MDAS II thesis, section 2.4, eqs 2.35 ff.;
+the thesis linearizes the segments' relative rotations in small angles, these joints keep them
+exact with Euler parameters, as the Cartesian formulation does).
 
 References, one per test:
 - the thesis' lower-body array of a chain (L(k) = k - 1), checked together with the equations it
@@ -13,7 +15,9 @@ References, one per test:
   linearization; and the segment model's closed-form tip deflection under a tip load
   (``tests/test_beam.py``) from the equilibrium of Kane's generalized forces;
 - a second formulation: a 10-segment arm on a driven hub, Kane against Cartesian;
-- conservation of energy: an undamped flexible pendulum in Kane.
+- conservation of energy: an undamped flexible pendulum in Kane;
+- other algorithms on long chains: the articulated-body recursion against the composite-body mass
+  matrix on 200 segments, and BDF's reduced iteration matrix against a dense LU of the full one.
 """
 
 from __future__ import annotations
