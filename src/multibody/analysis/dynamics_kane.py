@@ -12,7 +12,8 @@ reactions are recovered after the fact, from the accelerations), and Maggi's for
 those of the cut joints.
 
 Methods: "BDF" is the package's variable-order BDF (``solve.integrators.bdf``) on this ODE,
-Newton with a finite-difference Jacobian ``df/dy`` (n_y evaluations, refreshed when Newton asks);
+Newton with a finite-difference Jacobian ``df/dy`` (n_y evaluations, refreshed when Newton asks)
+and the iteration matrix factorized in the speeds and states only (``IterationMatrix``);
 "RK45", "DOP853" and "LSODA" are scipy's, stepped by ``ExplicitIntegrator``. With cut
 constraints the positions and speeds are projected back onto ``Phi = 0``, ``B u = nu``
 (``KaneFormulation.project``) at every output frame, and after any step that leaves a constraint
@@ -76,7 +77,7 @@ class KaneODE:
         self.max_iterations = newton_max_iterations
         self.n_q, self.n_u = formulation.n_q, formulation.n_u
         self.n_x = formulation.system.n_states
-        self._iteration_jacobian: FloatArray | None = None
+        self._iteration: IterationMatrix | None = None
         self._t = 0.0
         """time of the last implicit solve: the time ``finalize`` projects at"""
 
@@ -129,13 +130,14 @@ class KaneODE:
         tolerance: float,
         refresh_jacobian: bool,
     ) -> Correction:
-        """Newton on ``y = base + c f(t, y)`` with ``(I - c df/dy)``, ``df/dy`` by differences."""
+        """Newton on ``y = base + c f(t, y)`` with ``(I - c df/dy)`` (``IterationMatrix``), ``df/dy``
+        by differences."""
         y = predicted.copy()
         self._t = t
         try:
-            if refresh_jacobian or self._iteration_jacobian is None:
-                self._iteration_jacobian = self._rate_jacobian(t, y)
-            iteration = Factorization(np.eye(y.size) - c * self._iteration_jacobian)
+            if refresh_jacobian or self._iteration is None:
+                self._iteration = IterationMatrix(self._rate_jacobian(t, y), self.formulation, self.n_x)
+            iteration = self._iteration.factorized(c)
         except (SingularMatrixError, KaneError) as error:
             return Correction(predicted, z_guess, False, 0, np.inf, str(error))
         monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=roundoff_norm(y, weights))
@@ -188,6 +190,81 @@ class KaneODE:
             return None
         q, u = form.project(q, u, t)
         return self.join(q, u, x, energy, work)
+
+
+class IterationMatrix:
+    """``I - c J`` (n_y, n_y) of Kane's ODE, ``J = df/dy`` (n_y, n_y), factorized with the
+    coordinates eliminated: it solves exactly as its LU would, at the cost of one LU the size of
+    the speeds and states.
+
+    The coordinate rows of ``J`` are block-diagonal (``KaneFormulation.position_rate_blocks``):
+    ``dq/dt = u`` for angles and translations, ``de/dt = 1/2 L(e)^T w`` for each joint's Euler
+    parameters. So ``dq = a + B du`` with ``a``, ``B`` per joint (a 4 x 4 inverse per ball or free
+    joint), and the speed and state rows, with ``dq`` substituted, leave
+    ``(I - c J_zz - c J_zq B) dz = r_z + c J_zq a`` in ``z = (u, x)``; the quadratures follow.
+    A chain of free joints (finite segments, 7 coordinates and 6 speeds each) factorizes a matrix
+    half the size. Built once per Jacobian (the parts that do not depend on ``c``); ``factorized(c)``
+    per step size.
+    """
+
+    def __init__(self, jacobian: FloatArray, formulation: KaneFormulation, n_x: int) -> None:
+        n_q, n_z = formulation.n_q, formulation.n_u + n_x
+        plain_q, plain_u, ball_q, ball_u = formulation.position_rate_blocks
+        self.jacobian, self.n_q, self.n_z = jacobian, n_q, n_z
+        self.plain_q, self.plain_u, self.ball_q, self.ball_u = plain_q, plain_u, ball_q, ball_u
+        self.plain_rate = jacobian[plain_q, n_q + plain_u]
+        """(n_plain,) d(dq/dt)/du of the plain coordinates (1 up to the differences)"""
+        self.ball_rate_of_e = jacobian[ball_q[:, :, None], ball_q[:, None, :]]
+        """(k, 4, 4) d(de/dt)/de per ball joint"""
+        self.ball_rate_of_w = jacobian[ball_q[:, :, None], n_q + ball_u[:, None, :]]
+        """(k, 4, 3) d(de/dt)/dw per ball joint"""
+        J_zq = jacobian[n_q : n_q + n_z, :n_q]
+        self.J_zq_plain = J_zq[:, plain_q] * self.plain_rate
+        """(n_z, n_plain) the speed and state rows' coordinate columns, times the plain rates"""
+        self.J_zq_ball = np.ascontiguousarray(J_zq[:, ball_q].transpose(1, 0, 2))
+        """(k, n_z, 4) the speed and state rows' Euler-parameter columns, per ball joint"""
+
+    def factorized(self, c: float) -> FactorizedIteration:
+        """``I - c J`` factorized for the coefficient ``c`` [s] (BDF's step size times its
+        coefficient). Raises ``SingularMatrixError`` when the reduced matrix is singular."""
+        n_q, n_z = self.n_q, self.n_z
+        # dq = a + B du: per ball joint (I - c de'/de)^-1 and B = c (I - c de'/de)^-1 de'/dw.
+        ball_inverse = np.linalg.inv(np.eye(4) - c * self.ball_rate_of_e)
+        ball_B = c * ball_inverse @ self.ball_rate_of_w
+        reduced = -c * self.jacobian[n_q : n_q + n_z, n_q : n_q + n_z]
+        reduced.flat[:: n_z + 1] += 1.0
+        reduced[:, self.plain_u] -= (c * c) * self.J_zq_plain
+        if self.ball_q.size:
+            reduced[:, self.ball_u.reshape(-1)] -= c * np.matmul(self.J_zq_ball, ball_B).transpose(1, 0, 2).reshape(
+                n_z, -1
+            )
+        return FactorizedIteration(self, c, ball_inverse, ball_B, Factorization(reduced))
+
+
+class FactorizedIteration:
+    """``I - c J`` of an ``IterationMatrix`` at one ``c``: the per-joint eliminations and the LU
+    of the reduced matrix."""
+
+    def __init__(
+        self, matrix: IterationMatrix, c: float, ball_inverse: FloatArray, ball_B: FloatArray, reduced: Factorization
+    ) -> None:
+        self.matrix, self.c = matrix, c
+        self.ball_inverse, self.ball_B, self.reduced = ball_inverse, ball_B, reduced
+
+    def solve(self, rhs: FloatArray) -> FloatArray:
+        """``dy`` (n_y,) with ``(I - c J) dy = rhs``."""
+        m, c = self.matrix, self.c
+        n_q, n_z, J = m.n_q, m.n_z, m.jacobian
+        a = rhs[:n_q].copy()
+        if m.ball_q.size:
+            a[m.ball_q] = np.einsum("kij,kj->ki", self.ball_inverse, rhs[m.ball_q])
+        dz = self.reduced.solve(rhs[n_q : n_q + n_z] + c * (J[n_q : n_q + n_z, :n_q] @ a))
+        dq = a
+        dq[m.plain_q] += c * m.plain_rate * dz[m.plain_u]
+        if m.ball_q.size:
+            dq[m.ball_q] += np.einsum("kij,kj->ki", self.ball_B, dz[m.ball_u])
+        rest = rhs[n_q + n_z :] + c * (J[n_q + n_z :, :n_q] @ dq + J[n_q + n_z :, n_q : n_q + n_z] @ dz)
+        return np.concatenate([dq, dz, rest])
 
 
 def kane_dynamics(

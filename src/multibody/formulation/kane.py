@@ -144,6 +144,14 @@ class KaneFormulation:
         return self.tree.n_u
 
     @property
+    def position_rate_blocks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(plain_q, plain_u, ball_q (k, 4), ball_u (k, 3))``: the coordinates whose rate is a
+        speed (angles, translations) and those speeds, then the Euler parameters of each ball or
+        free joint and its angular-velocity speeds. ``dq/dt`` of a joint depends on its own
+        coordinates and speeds only (``position_rate``)."""
+        return self._plain_q, self._plain_u, self._ball_q, self._ball_u
+
+    @property
     def has_cuts(self) -> bool:
         """Whether cut constraints (closed loops, primitives, motions) take part."""
         return len(self.cut_rows) > 0

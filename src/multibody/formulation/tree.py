@@ -2,10 +2,16 @@
 
 Huston's numbering: the ground is the root, bodies are reached breadth-first over the joints,
 and ``lower_body[b]`` (Huston's L(k)) is the body that carries body ``b`` (-1: the ground). Each
-body is the child of exactly one tree joint; a body that no tree joint reaches (nothing attaches
-it, or only elements that are not tree joints) hangs from the ground by a free joint. Every
-constraint element that is not a tree joint (a joint closing a loop, a joint primitive other
-than ``AtPoint``, a ``Distance``, a ``Motion``) becomes a cut constraint of the Kane formulation.
+body is the child of exactly one tree joint. A body that no tree joint reaches but a ``Bushing``
+ties to a body already in the tree hangs from that body by a free joint between the bushing's
+two markers (the finite-segment method of the MDAS II thesis: the segments of a
+``FiniteSegmentBeam``, joined by bushings, form a chain whose small relative displacements and
+rotations are generalized coordinates, segment k's lower body being segment k - 1; the bushing
+stays a force element acting across the joint). Joints take precedence: the bushings only
+attach what the joints leave loose, so a bushing never turns a joint into a cut. A body neither
+a tree joint nor a bushing reaches hangs from the ground by a free joint. Every constraint
+element that is not a tree joint (a joint closing a loop, a joint primitive other than
+``AtPoint``, a ``Distance``, a ``Motion``) becomes a cut constraint of the Kane formulation.
 
 A tree joint moves its outer frame O (a marker on the child) relative to its inner frame N
 (a marker on the parent). Its coordinates come in two parts, translation then rotation:
@@ -21,8 +27,12 @@ hooke           --           about a_N, then about b_O   2 / 2
 spherical       --           Euler parameters            4 / 3 (angular velocity, O axes)
 planar          in N's xy    angle about N's z           3 / 3
 fixed           --           --                          0 / 0
-free            world xyz    Euler parameters            7 / 6
+free            in N's xyz   Euler parameters            7 / 6
 =============  ===========  ==========================  ===========================
+
+A free joint from the ground has N = the world frame; one across a bushing has N = the bushing's
+marker on the parent and O = its marker on the child, so its coordinates are the bushing's
+deflection (exactly so for a bushing undeflected at the reference configuration, as a beam's are).
 
 The joint's I marker may be on the parent or on the child: every family is symmetric under
 swapping I and J, except for the cross axes of ``Hooke`` (x on I, y on J), which follow their
@@ -100,7 +110,8 @@ class TreeJoint:
     """One joint of the spanning tree; frames N (on ``parent``) and O (on ``child``)."""
 
     name: str
-    """the constraint element's name, or ``free <body>`` for a free joint"""
+    """the constraint element's name, the bushing's for a free joint across one, or ``free <body>``
+    for a free joint from the ground"""
     family: str
     element: int
     """index into ``System.constraint_names``; -1 for a free joint"""
@@ -125,6 +136,8 @@ class TreeJoint:
     """(3,) second axis of "two_axes", O axes"""
     q_start: int
     u_start: int
+    bushing: int = -1
+    """index into ``System.force_names`` of the bushing a free joint spans; -1 for none"""
 
     @property
     def n_translations(self) -> int:
@@ -178,8 +191,20 @@ def joint_family(system: System, element: int) -> str | None:
     return "spherical" if family == "at_point" else family
 
 
+@dataclass(frozen=True)
+class _Edge:
+    """How a body joins the tree: a constraint element, a bushing (force element) or neither (a
+    free joint from the ground)."""
+
+    element: int
+    bushing: int
+    parent: int
+    child: int
+
+
 def spanning_tree(system: System) -> SpanningTree:
-    """Choose the tree breadth-first from the ground; cut every other constraint element."""
+    """Choose the tree breadth-first from the ground over the joints, attach the bodies left
+    loose across bushings, hang the rest from the ground; cut every other constraint element."""
     nb = system.n_bodies
     markers = system.constraint_markers
     incident: list[list[int]] = [[] for _ in range(nb + 1)]  # last entry: the ground
@@ -191,10 +216,24 @@ def spanning_tree(system: System) -> SpanningTree:
         families[element] = family
         for marker in markers[element]:
             incident[system.marker_body[marker]].append(element)
+    bushings: list[list[int]] = [[] for _ in range(nb + 1)]
+    group = system.force_group("bushing")
+    for force in () if group is None else group.element:
+        for marker in system.force_markers[force]:
+            bushings[system.marker_body[marker]].append(int(force))
 
     parent_of = np.full(nb, -2, dtype=np.int64)
-    order: list[tuple[int, int, int]] = []  # (element or -1, parent, child)
+    order: list[_Edge] = []
     used: set[int] = set()
+    placed: list[int] = [GROUND]
+    """bodies in the order they joined the tree (the ground first)"""
+    scanned = 0
+    """``placed[:scanned]`` have had their bushings looked at"""
+
+    def join(edge: _Edge) -> None:
+        parent_of[edge.child] = edge.parent
+        order.append(edge)
+        placed.append(edge.child)
 
     def grow(root: int) -> None:
         queue = deque([root])
@@ -208,21 +247,34 @@ def spanning_tree(system: System) -> SpanningTree:
                 if other == GROUND or parent_of[other] != -2:
                     continue
                 used.add(element)
-                parent_of[other] = body
-                order.append((element, body, other))
+                join(_Edge(element, -1, int(body), int(other)))
                 queue.append(other)
 
+    def attach_across_bushings() -> None:
+        nonlocal scanned
+        while scanned < len(placed):
+            body = placed[scanned]
+            scanned += 1
+            for force in bushings[body]:
+                i_body, j_body = system.marker_body[system.force_markers[force]]
+                other = j_body if i_body == body else i_body
+                if other == GROUND or parent_of[other] != -2:
+                    continue
+                join(_Edge(-1, force, int(body), int(other)))
+                grow(other)
+
     grow(GROUND)
+    attach_across_bushings()
     for body in range(nb):
         if parent_of[body] == -2:
-            parent_of[body] = GROUND
-            order.append((-1, GROUND, body))
+            join(_Edge(-1, -1, GROUND, body))
             grow(body)
+            attach_across_bushings()
 
     joints: list[TreeJoint] = []
     q_start = u_start = 0
-    for element, parent, child in order:
-        joint = _tree_joint(system, element, families.get(element, "free"), parent, child, q_start, u_start)
+    for edge in order:
+        joint = _tree_joint(system, edge, families.get(edge.element, "free"), q_start, u_start)
         joints.append(joint)
         q_start += joint.n_q
         u_start += joint.n_u
@@ -242,21 +294,23 @@ def spanning_tree(system: System) -> SpanningTree:
     )
 
 
-def _tree_joint(
-    system: System, element: int, family_name: str, parent: int, child: int, q_start: int, u_start: int
-) -> TreeJoint:
+def _tree_joint(system: System, edge: _Edge, family_name: str, q_start: int, u_start: int) -> TreeJoint:
     family = FAMILIES[family_name]
     identity = np.eye(3)
-    if element < 0:
+    if edge.element < 0 and edge.bushing < 0:
         r_PN, R_PN, r_CO, R_CO = np.zeros(3), identity, np.zeros(3), identity
-        name, i_is_outer = f"free {system.body_names[child]}", True
+        name, i_is_outer = f"free {system.body_names[edge.child]}", True
     else:
-        i_marker, j_marker = system.constraint_markers[element]
-        i_is_outer = system.marker_body[i_marker] == child
+        if edge.element >= 0:
+            i_marker, j_marker = system.constraint_markers[edge.element]
+            name = system.constraint_names[edge.element]
+        else:
+            i_marker, j_marker = system.force_markers[edge.bushing]
+            name = system.force_names[edge.bushing]
+        i_is_outer = system.marker_body[i_marker] == edge.child
         inner, outer = (j_marker, i_marker) if i_is_outer else (i_marker, j_marker)
         r_PN, R_PN = system.marker_position[inner], system.marker_orientation[inner]
         r_CO, R_CO = system.marker_position[outer], system.marker_orientation[outer]
-        name = system.constraint_names[element]
     i_axis, j_axis = (identity[AXIS_INDEX[a]] for a in family.cross_axes)
     if family.rotation == "two_axes":
         axis_N, axis_O = (j_axis, i_axis) if i_is_outer else (i_axis, j_axis)
@@ -265,9 +319,9 @@ def _tree_joint(
     return TreeJoint(
         name=name,
         family=family_name,
-        element=element,
-        parent=parent,
-        child=child,
+        element=edge.element,
+        parent=edge.parent,
+        child=edge.child,
         r_PN=r_PN,
         R_PN=R_PN,
         r_CO=r_CO,
@@ -278,4 +332,5 @@ def _tree_joint(
         axis_O=axis_O,
         q_start=q_start,
         u_start=u_start,
+        bushing=edge.bushing,
     )
