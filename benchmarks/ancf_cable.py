@@ -70,10 +70,12 @@ def exudyn_run(n: int, t_end: float, step: float) -> tuple[float, int, np.ndarra
         fixedConstraintsNode0=[1, 1, 1, 0, 0, 0],
     )
     tip = mbs.AddSensor(
-        exu.itemInterface.SensorNode(nodeNumber=nodes[-1], outputVariableType=exu.OutputVariableType.Position, storeInternal=True)
+        exu.itemInterface.SensorNode(
+            nodeNumber=nodes[-1], outputVariableType=exu.OutputVariableType.Position, storeInternal=True
+        )
     )
     mbs.Assemble()
-    steps = int(round(t_end / step))
+    steps = round(t_end / step)
     wall = solve_generalized_alpha(exu, mbs, t_end, steps, 0.01, sparse=True, fixed_step=True)
     return wall, steps, np.array(mbs.GetSensorStoredData(tip)[-1, 1:4])
 
@@ -84,7 +86,9 @@ def main() -> None:
     parser.add_argument("--t-end", type=float, default=1.0)
     parser.add_argument("--no-exudyn", action="store_true")
     arguments = parser.parse_args()
-    print(f"{'n':>5} {'ours s':>8} {'steps':>6} {'us/step':>8} {'exu 1ms s':>10} {'ratio':>6} {'tip (ours)':>30} {'|ours-exu 0.1ms|':>17}")
+    print(
+        f"{'n':>5} {'ours s':>8} {'steps':>6} {'us/step':>8} {'exu 1ms s':>10} {'ratio':>6} {'tip (ours)':>30} {'|ours-exu 0.1ms|':>17}"
+    )
     for n in arguments.elements:
         wall, steps, tip = ours(n, arguments.t_end)
         row = f"{n:>5} {wall:>8.2f} {steps:>6} {1e6 * wall / steps:>8.0f}"

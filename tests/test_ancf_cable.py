@@ -215,7 +215,7 @@ def rod_arm(kind: str, n: int) -> mb.Model:
     the origin: it falls under gravity, bending (``mb.Beam`` of ``kind``)."""
     model = mb.Model("rod_arm")
     hub = model.add(mb.RigidBody("hub", 0.1, (1e-4, 1e-4, 1e-4)))
-    axle = dict(z_axis=(0.0, 1.0, 0.0))
+    axle = {"z_axis": (0.0, 1.0, 0.0)}
     model.add(mb.Revolute("hinge", hub.add_marker("axle", **axle), model.ground.add_marker("axle", **axle)))
     material = mb.Material(0.2e9, 0.4, 1200.0)
     model.add(mb.Beam("arm", hub.add_marker("root"), 0.5, n, SECTION, material, kind=kind, clamped=True))
@@ -249,12 +249,16 @@ def test_a_cable_beam_reports_its_section_forces() -> None:
     load = 1e-3
     model = mb.Model("cable_cantilever", gravity=(0.0, 0.0, 0.0))
     base = model.ground.add_marker("base")
-    beam = model.add(mb.Beam("rod", base, LENGTH, 4, SECTION, mb.Material(E, 0.3, DENSITY), kind="ancf_cable", clamped=True))
+    beam = model.add(
+        mb.Beam("rod", base, LENGTH, 4, SECTION, mb.Material(E, 0.3, DENSITY), kind="ancf_cable", clamped=True)
+    )
     model.add(mb.PointForce("load", beam.end, (0.0, 0.0, -load)))
     history = mb.statics(model).beam("rod")
     assert -history.node_positions[-1, -1, 2] == pytest.approx(load * LENGTH**3 / (3.0 * BENDING_STIFFNESS), rel=1e-6)
     middles = (np.arange(4) + 0.5) * LENGTH / 4
     sections = history.section_forces[-1]
-    np.testing.assert_allclose(np.linalg.norm(sections[:, 4:6], axis=1), load * (LENGTH - middles), atol=1e-3 * load * LENGTH)
+    np.testing.assert_allclose(
+        np.linalg.norm(sections[:, 4:6], axis=1), load * (LENGTH - middles), atol=1e-3 * load * LENGTH
+    )
     np.testing.assert_allclose(np.linalg.norm(sections[:, 1:3], axis=1), load, rtol=1e-3)
     np.testing.assert_allclose(sections[:, 0], 0.0, atol=1e-10 * E * SECTION.area)

@@ -48,9 +48,21 @@ def hermite_shapes(xi: float, length: float) -> tuple[FloatArray, FloatArray, Fl
     ``(h (4,), dh/dx (4,) [1/m], d2h/dx2 (4,) [1/m^2])``, weighting ``(r_A, r'_A, r_B, r'_B)``."""
     L = length
     h = np.array(
-        [1.0 - 3.0 * xi**2 + 2.0 * xi**3, L * (xi - 2.0 * xi**2 + xi**3), 3.0 * xi**2 - 2.0 * xi**3, L * (xi**3 - xi**2)]
+        [
+            1.0 - 3.0 * xi**2 + 2.0 * xi**3,
+            L * (xi - 2.0 * xi**2 + xi**3),
+            3.0 * xi**2 - 2.0 * xi**3,
+            L * (xi**3 - xi**2),
+        ]
     )
-    dh = np.array([(6.0 * xi**2 - 6.0 * xi) / L, 1.0 - 4.0 * xi + 3.0 * xi**2, (6.0 * xi - 6.0 * xi**2) / L, 3.0 * xi**2 - 2.0 * xi])
+    dh = np.array(
+        [
+            (6.0 * xi**2 - 6.0 * xi) / L,
+            1.0 - 4.0 * xi + 3.0 * xi**2,
+            (6.0 * xi - 6.0 * xi**2) / L,
+            3.0 * xi**2 - 2.0 * xi,
+        ]
+    )
     ddh = np.array([(12.0 * xi - 6.0) / L**2, (6.0 * xi - 4.0) / L, (6.0 - 12.0 * xi) / L**2, (6.0 * xi - 2.0) / L])
     return h, dh, ddh
 
