@@ -243,9 +243,10 @@ def test_cable_and_geometrically_exact_beams_converge_to_the_same_arm_motion() -
 def test_a_cable_beam_reports_its_section_forces() -> None:
     """``mb.Beam(kind="ancf_cable")`` as a clamped cantilever under a small tip load P (no gravity):
     at each element's middle the bending moment is P (L - s) and the shear force P (statics of the
-    cantilever; to 1e-3 of P L, the deflection being 3e-4 L), the axial force zero (to a strain of
-    1e-10: the statics tolerance on a force of E A = 160 kN), and the tip where Euler-Bernoulli puts it
-    (exact for cubic elements, 1e-6)."""
+    cantilever; to 1e-3 of P L, the deflection being 3e-4 L), so the curvature M / (E I), the axial
+    force zero (to a strain of 1e-10: the statics tolerance on a force of E A = 160 kN), and the tip
+    where Euler-Bernoulli puts it, turned by its slope P L^2 / (2 E I) (exact for cubic elements: 1e-6,
+    and 1e-5 for the slope, the sine of a 5e-4 rad angle)."""
     load = 1e-3
     model = mb.Model("cable_cantilever", gravity=(0.0, 0.0, 0.0))
     base = model.ground.add_marker("base")
@@ -262,3 +263,9 @@ def test_a_cable_beam_reports_its_section_forces() -> None:
     )
     np.testing.assert_allclose(np.linalg.norm(sections[:, 1:3], axis=1), load, rtol=1e-3)
     np.testing.assert_allclose(sections[:, 0], 0.0, atol=1e-10 * E * SECTION.area)
+    curvature = np.linalg.norm(history.curvature[-1], axis=1)
+    np.testing.assert_allclose(
+        curvature, load * (LENGTH - middles) / BENDING_STIFFNESS, atol=1e-3 * load * LENGTH / BENDING_STIFFNESS
+    )
+    tip_axis = history.node_rotations[-1, -1, :, 0]  # along the tangent: slope P L^2 / (2 E I) down
+    assert -tip_axis[2] == pytest.approx(load * LENGTH**2 / (2.0 * BENDING_STIFFNESS), rel=1e-5)

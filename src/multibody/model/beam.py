@@ -104,6 +104,7 @@ class FiniteSegmentBeam(Element):
             "joints": [joint.name for joint in self.joints],
             "joint_axes": [joint.j_marker.full_name for joint in self.joints],
             "segment_length": self.segment_length,
+            "section_stiffness": self.section_stiffness(1.0)[1].tolist(),
         }
 
     def attached_markers(self) -> tuple[Marker, ...]:

@@ -137,6 +137,7 @@ class Beam(Element):
         the markers of each element's nodes (``body/marker``, A then B) and the tube radius [m]."""
         if self.cable is not None:
             return {"name": self.name, "kind": self.beam_kind, "cable": self.cable.name, "bodies": []}
+        _, rotational = self.section_stiffness()
         return {
             "name": self.name,
             "kind": self.beam_kind,
@@ -144,6 +145,7 @@ class Beam(Element):
             "elements": [element.name for element in self.elements],
             "element_markers": [[e.j_marker.full_name, e.i_marker.full_name] for e in self.elements],
             "radius": float(np.sqrt(self.section.area / np.pi)),
+            "section_stiffness": rotational.tolist(),
         }
 
     def attached_markers(self) -> tuple[Marker, ...]:

@@ -13,6 +13,7 @@ from multibody.results.markers import marker_frames
 from multibody.spatial.rotations import FloatArray
 
 if TYPE_CHECKING:
+    from multibody.results.cable import CableHistory
     from multibody.results.results import Results
 
 
@@ -34,12 +35,27 @@ class BeamHistory:
         bending_moment: (T, n + 1) the bending moment magnitude ``sqrt(M_y^2 + M_z^2)`` [N m] at
             each node (finite segments: the joining spring's, the clamp's at the first end, 0 at a
             free end; nodal beams: the mean of the neighbouring elements').
+        node_rotations: (T, n + 1, 3, 3) the section axes at each node (x along the beam), world:
+            a nodal beam's node frames; a finite-segment beam's segment axes (the first segment's at
+            the first node, then each segment's at its end); an ANCF cable's axes carried along its
+            tangent (no torsion).
+        section_stiffness: (3,) ``(G J, E Iy, E Iz)`` [N m^2] (an ANCF cable: no torsion, ``G J`` 0).
     """
 
     name: str
     node_positions: FloatArray
     section_forces: FloatArray
     bending_moment: FloatArray
+    node_rotations: FloatArray
+    section_stiffness: FloatArray
+
+    @property
+    def curvature(self) -> FloatArray:
+        """(T, j, 3) the elastic twist rate and the two bending curvatures [1/m] at the sections of
+        ``section_forces``: their moments over ``section_stiffness`` (zero where that is zero)."""
+        stiffness = np.asarray(self.section_stiffness, dtype=float)
+        safe = np.where(stiffness > 0.0, stiffness, 1.0)
+        return np.where(stiffness > 0.0, self.section_forces[..., 3:] / safe, 0.0)
 
 
 def beam_history(results: Results, beam: dict[str, Any], markers: list[dict[str, Any]]) -> BeamHistory:
@@ -71,13 +87,15 @@ def _segment_beam_history(results: Results, beam: dict[str, Any], markers: list[
     joints = carried.shape[1]
     first = 0 if joints == count - 1 else 1  # a clamped beam's first spring is at its first end
     moments[:, first : first + joints] = np.linalg.norm(carried[..., 4:6], axis=-1)
-    return BeamHistory(beam["name"], nodes, carried, moments)
+    rotations = np.stack([segments[0].rotation, *(segment.rotation for segment in segments)], axis=1)
+    return BeamHistory(beam["name"], nodes, carried, moments, rotations, np.asarray(beam["section_stiffness"]))
 
 
 def _nodal_beam_history(results: Results, beam: dict[str, Any], markers: list[dict[str, Any]]) -> BeamHistory:
     from multibody.formulation.forces.beam_element import section_resultants
 
-    nodes = np.stack([results.body(name).position for name in beam["bodies"]], axis=1)
+    bodies = [results.body(name) for name in beam["bodies"]]
+    nodes = np.stack([body.position for body in bodies], axis=1)
     marker_index = {m["name"]: k for k, m in enumerate(markers)}
     ends = [markers[marker_index[name]] for pair in beam["element_markers"] for name in pair]
     p_WM, R_WM = marker_frames(results, ends)
@@ -91,30 +109,46 @@ def _nodal_beam_history(results: Results, beam: dict[str, Any], markers: list[di
             )
     element_moments = np.linalg.norm(sections[..., 4:6], axis=-1)
     padded = np.concatenate([element_moments[:, :1], element_moments, element_moments[:, -1:]], axis=1)
-    return BeamHistory(beam["name"], nodes, sections, 0.5 * (padded[:, :-1] + padded[:, 1:]))
+    return BeamHistory(
+        beam["name"],
+        nodes,
+        sections,
+        0.5 * (padded[:, :-1] + padded[:, 1:]),
+        np.stack([body.rotation for body in bodies], axis=1),
+        np.asarray(beam["section_stiffness"]),
+    )
 
 
 def _cable_beam_history(results: Results, beam: dict[str, Any]) -> BeamHistory:
-    """The history of a ``kind="ancf_cable"`` beam, from its cable's (``multibody.results.cable``)."""
-    from multibody.formulation.bodies.cable import smallest_rotations
-    from multibody.model.cable import frame_along
-
+    """The history of a ``kind="ancf_cable"`` beam, from its cable's (``multibody.results.cable``):
+    sections at the elements' middles and at the nodes in axes carried along the tangent from the
+    first output instant's."""
     cable = results.cable(beam["cable"])
     starts = cable.arc_lengths[:-1]
     sections = np.zeros((len(results), starts.size, 6))
     for k, (start, length) in enumerate(zip(starts, cable.lengths)):
         middle = start + 0.5 * length
-        first = cable.tangent_at(middle)[0]  # the section axes at the first output instant
-        reference = frame_along(first / np.linalg.norm(first))
-        tangent = cable.tangent_at(middle)
-        unit = tangent / np.linalg.norm(tangent, axis=1)[:, None]
-        axes = smallest_rotations(np.broadcast_to(reference[:, 0], unit.shape), unit) @ reference  # (T, 3, 3)
-        moment = cable.moment_vector(middle)
+        axes = _carried_axes(cable, middle)
+        unit = axes[:, :, 0]
         rate = (cable.moment_vector(middle + 0.25 * length) - cable.moment_vector(middle - 0.25 * length)) / (
             0.5 * length
         )
         force = cable.axial_force(middle)[:, None] * unit + np.cross(unit, rate)
         sections[:, k, :3] = np.einsum("tji,tj->ti", axes, force)
-        sections[:, k, 3:] = np.einsum("tji,tj->ti", axes, moment)
+        sections[:, k, 3:] = np.einsum("tji,tj->ti", axes, cable.moment_vector(middle))
     nodes = np.stack([np.linalg.norm(cable.moment_vector(s), axis=1) for s in cable.arc_lengths], axis=1)
-    return BeamHistory(beam["name"], cable.node_positions, sections, nodes)
+    rotations = np.stack([_carried_axes(cable, s) for s in cable.arc_lengths], axis=1)
+    stiffness = np.array([0.0, cable.bending_stiffness, cable.bending_stiffness])
+    return BeamHistory(beam["name"], cable.node_positions, sections, nodes, rotations, stiffness)
+
+
+def _carried_axes(cable: CableHistory, arc_length: float) -> FloatArray:
+    """(T, 3, 3) axes at ``arc_length`` [m] of a cable: x its tangent, y and z those of the first output
+    instant turned by the smallest rotation that takes the first tangent to each one."""
+    from multibody.formulation.bodies.cable import smallest_rotations
+    from multibody.model.cable import frame_along
+
+    tangent = cable.tangent_at(arc_length)
+    unit = tangent / np.linalg.norm(tangent, axis=1)[:, None]
+    reference = frame_along(unit[0])
+    return smallest_rotations(np.broadcast_to(reference[:, 0], unit.shape), unit) @ reference
