@@ -137,12 +137,12 @@ class AncfCable(Body):
 
     def locate(self, arc_length: float) -> tuple[int, float]:
         """``(element, xi)`` of the point at ``arc_length`` [m] (ModelError outside the cable)."""
+        from multibody.formulation.bodies.cable import locate
+
         s = real_number(self.describe(), "arc_length [m]", arc_length)
         if not -1e-12 * self.length <= s <= self.length * (1.0 + 1e-12):
             raise ModelError(f"{self.describe()}: arc length {s} m is outside the cable (0 to {self.length:g} m)")
-        element = int(np.clip(np.searchsorted(self.arc_lengths, s, side="right") - 1, 0, self.n_elements - 1))
-        xi = float(np.clip((s - self.arc_lengths[element]) / self.lengths[element], 0.0, 1.0))
-        return element, xi
+        return locate(self.arc_lengths, s)
 
     def reference_point(self, element: int, xi: float) -> tuple[FloatArray, FloatArray]:
         """Undeformed world position [m] and unit tangent at element coordinate ``xi`` of ``element``."""

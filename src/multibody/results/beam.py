@@ -13,7 +13,6 @@ from multibody.results.markers import marker_frames
 from multibody.spatial.rotations import FloatArray
 
 if TYPE_CHECKING:
-    from multibody.results.cable import CableHistory
     from multibody.results.results import Results
 
 
@@ -128,7 +127,7 @@ def _cable_beam_history(results: Results, beam: dict[str, Any]) -> BeamHistory:
     sections = np.zeros((len(results), starts.size, 6))
     for k, (start, length) in enumerate(zip(starts, cable.lengths)):
         middle = start + 0.5 * length
-        axes = _carried_axes(cable, middle)
+        axes = cable.axes_at(middle)
         unit = axes[:, :, 0]
         rate = (cable.moment_vector(middle + 0.25 * length) - cable.moment_vector(middle - 0.25 * length)) / (
             0.5 * length
@@ -137,18 +136,6 @@ def _cable_beam_history(results: Results, beam: dict[str, Any]) -> BeamHistory:
         sections[:, k, :3] = np.einsum("tji,tj->ti", axes, force)
         sections[:, k, 3:] = np.einsum("tji,tj->ti", axes, cable.moment_vector(middle))
     nodes = np.stack([np.linalg.norm(cable.moment_vector(s), axis=1) for s in cable.arc_lengths], axis=1)
-    rotations = np.stack([_carried_axes(cable, s) for s in cable.arc_lengths], axis=1)
+    rotations = np.stack([cable.axes_at(s) for s in cable.arc_lengths], axis=1)
     stiffness = np.array([0.0, cable.bending_stiffness, cable.bending_stiffness])
     return BeamHistory(beam["name"], cable.node_positions, sections, nodes, rotations, stiffness)
-
-
-def _carried_axes(cable: CableHistory, arc_length: float) -> FloatArray:
-    """(T, 3, 3) axes at ``arc_length`` [m] of a cable: x its tangent, y and z those of the first output
-    instant turned by the smallest rotation that takes the first tangent to each one."""
-    from multibody.formulation.bodies.cable import smallest_rotations
-    from multibody.model.cable import frame_along
-
-    tangent = cable.tangent_at(arc_length)
-    unit = tangent / np.linalg.norm(tangent, axis=1)[:, None]
-    reference = frame_along(unit[0])
-    return smallest_rotations(np.broadcast_to(reference[:, 0], unit.shape), unit) @ reference

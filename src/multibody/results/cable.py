@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from multibody.formulation.bodies.cable import hermite_shapes
+from multibody.formulation.bodies.cable import hermite_shapes, locate, smallest_rotations
 from multibody.spatial.rotations import FloatArray
 
 if TYPE_CHECKING:
@@ -50,15 +50,11 @@ class CableHistory:
         """(n + 1,) undeformed arc length of each node [m]."""
         return np.r_[0.0, np.cumsum(self.lengths)]
 
-    def _locate(self, arc_length: float) -> tuple[int, float]:
+    def _interpolate(self, arc_length: float, source: FloatArray, derivative: int) -> FloatArray:
         nodes = self.arc_lengths
         if not -1e-12 * nodes[-1] <= arc_length <= nodes[-1] * (1.0 + 1e-12):
             raise ValueError(f"cable '{self.name}': arc length {arc_length} m is outside 0 to {nodes[-1]:g} m")
-        element = int(np.clip(np.searchsorted(nodes, arc_length, side="right") - 1, 0, self.lengths.size - 1))
-        return element, float(np.clip((arc_length - nodes[element]) / self.lengths[element], 0.0, 1.0))
-
-    def _interpolate(self, arc_length: float, source: FloatArray, derivative: int) -> FloatArray:
-        element, xi = self._locate(arc_length)
+        element, xi = locate(nodes, arc_length)
         weights = hermite_shapes(xi, float(self.lengths[element]))[derivative]
         e = source[:, element : element + 2].reshape(len(source), 4, 3)  # r_A, r'_A, r_B, r'_B
         return np.einsum("i,tia->ta", weights, e)
@@ -74,6 +70,17 @@ class CableHistory:
     def tangent_at(self, arc_length: float) -> FloatArray:
         """(T, 3) slope ``r'`` at ``arc_length`` [m] (its length is the stretch ``1 + strain``)."""
         return self._interpolate(arc_length, self.coordinates, 1)
+
+    def axes_at(self, arc_length: float, reference: FloatArray | None = None) -> FloatArray:
+        """(T, 3, 3) axes at ``arc_length`` [m]: x the tangent, y and z those of ``reference`` (3, 3,
+        x along the undeformed tangent; default: a frame along the first output instant's tangent)
+        turned by the smallest rotation that takes its x-axis to the tangent (a cable has no torsion)."""
+        from multibody.model.cable import frame_along
+
+        tangent = self.tangent_at(arc_length)
+        unit = tangent / np.linalg.norm(tangent, axis=1)[:, None]
+        reference = frame_along(unit[0]) if reference is None else reference
+        return smallest_rotations(np.broadcast_to(reference[:, 0], unit.shape), unit) @ reference
 
     def axial_force(self, arc_length: float) -> FloatArray:
         """(T,) elastic axial force ``E A (|r'| - 1)`` [N] at ``arc_length`` [m] (tension positive). The

@@ -31,15 +31,10 @@ def _elastic_motion(body: BodyHistory, marker: dict[str, Any]) -> tuple[FloatArr
 
 def _cable_frame(results: Results, marker: dict[str, Any], R_ref: FloatArray) -> tuple[FloatArray, FloatArray]:
     """``(p_WM (T, 3), R_WM (T, 3, 3))`` of a marker on an ANCF cable: at its material point, its
-    undeformed axes ``R_ref`` turned by the smallest rotation taking their x-axis to the tangent."""
-    from multibody.formulation.bodies.cable import smallest_rotations
-
+    undeformed axes ``R_ref`` carried along the tangent (``CableHistory.axes_at``)."""
     cable = results.cable(marker["cable"]["name"])
     s = marker["cable"]["arc_length"]
-    tangent = cable.tangent_at(s)
-    reference = np.broadcast_to(R_ref[:, 0], tangent.shape)
-    turn = smallest_rotations(reference, tangent / np.linalg.norm(tangent, axis=1)[:, None])
-    return cable.position_at(s), turn @ R_ref
+    return cable.position_at(s), cable.axes_at(s, R_ref)
 
 
 def marker_frames(results: Results, markers: list[dict[str, Any]]) -> tuple[FloatArray, FloatArray]:

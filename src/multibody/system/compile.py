@@ -332,7 +332,6 @@ def _cable_bodies(
         count=counts,
         element_positions=(q_offset[element_cable][:, None] + local).astype(np.int64),
         element_velocities=(v_offset[element_cable][:, None] + local).astype(np.int64),
-        element_cable=element_cable,
         length=length,
         axial_stiffness=np.concatenate([np.full(c.n_elements, c.axial_stiffness) for c in cables]),
         bending_stiffness=np.concatenate([np.full(c.n_elements, c.bending_stiffness) for c in cables]),

@@ -67,6 +67,14 @@ def hermite_shapes(xi: float, length: float) -> tuple[FloatArray, FloatArray, Fl
     return h, dh, ddh
 
 
+def locate(node_arc_lengths: FloatArray, arc_length: float) -> tuple[int, float]:
+    """``(element, xi)`` of the point at undeformed ``arc_length`` [m] of a cable whose nodes are at
+    ``node_arc_lengths`` (n+1,) [m] (clipped to the cable: the caller checks the range)."""
+    lengths = np.diff(node_arc_lengths)
+    element = int(np.clip(np.searchsorted(node_arc_lengths, arc_length, side="right") - 1, 0, lengths.size - 1))
+    return element, float(np.clip((arc_length - node_arc_lengths[element]) / lengths[element], 0.0, 1.0))
+
+
 def _shape_table(points: FloatArray) -> tuple[FloatArray, FloatArray]:
     """At quadrature points on [-1, 1]: the xi-derivatives (np, 4) and second xi-derivatives (np, 4)
     of ``(h1, h2 / L, h3, h4 / L)``, the Hermite functions of a unit-length element; an element of
@@ -210,8 +218,6 @@ class CableBodies:
     """(ne, 12) each element's coordinates in ``q``"""
     element_velocities: IntArray
     """(ne, 12) the same in ``v``"""
-    element_cable: IntArray
-    """(ne,) the cable of each element"""
     length: FloatArray
     """(ne,) undeformed element lengths [m]"""
     axial_stiffness: FloatArray
@@ -239,14 +245,6 @@ class CableBodies:
 
     def __len__(self) -> int:
         return len(self.names)
-
-    def velocities(self, k: int) -> slice:
-        """Where cable ``k``'s coordinates are in ``v``."""
-        return slice(int(self.v_offset[k]), int(self.v_offset[k] + self.count[k]))
-
-    def positions(self, k: int) -> slice:
-        """Where cable ``k``'s coordinates are in ``q``."""
-        return slice(int(self.q_offset[k]), int(self.q_offset[k] + self.count[k]))
 
     def node_columns(self) -> list[IntArray]:
         """Per node of every cable in order, its six velocity coordinates."""
