@@ -88,6 +88,61 @@ def wrapped_path(
 
 
 @njit(cache=True)
+def span_sensitivity(
+    C: FloatArray, z: FloatArray, radius: FloatArray, sense: FloatArray, X_in: FloatArray, X_out: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """How the path length changes as the circles move: per free span ``k`` (from circle
+    ``a = k``, leaving at ``X_a = X_out[k]``, to circle ``b = k + 1``, arriving at
+    ``X_b = X_in[k + 1]``), the direction ``e`` (3,) and the multipliers ``(m_a, m_b)`` [1/m]
+    with which, when every circle moves as a rigid body (its axle and the tangent points' angles
+    about it turning with it: velocity ``v`` of a point, spin ``w``),
+
+        d(span + arc terms)/dt = e . (v_b(X_b) - v_a(X_a)) + w_a . (m_a rho_a x delta) + w_b . (m_b rho_b x delta)
+
+    (``rho = X - C``, ``delta = X_b - X_a``). Summed over the spans this is ``dL/dt`` exactly,
+    ``L`` counting the arcs on every circle of radius > 0, at an end circle (a winch drum) from a
+    point fixed in it (as ``rope_length`` does): each arc's length is ``r s (angle_out -
+    angle_in)`` with the angles fixed in the circle, and
+    the tangent points move with the circles' frames plus along them as the tangency conditions
+    ``g_a = delta . rho_a = 0``, ``g_b = delta . rho_b = 0`` dictate; the adjoint of those
+    conditions gives ``m`` (``e = u + m_a rho_a + m_b rho_b``, ``u`` the span's unit vector).
+    Where the span lies in both circles' planes ``m = 0`` (the length is stationary in the
+    tangent points); out of plane (a fleet angle ``b``) ``m = O(b^2 / span)``.
+
+    Returns ``(direction (n-1, 3), multiplier (n-1, 2))``.
+    """
+    n = C.shape[0]
+    direction = np.zeros((n - 1, 3))
+    multiplier = np.zeros((n - 1, 2))
+    for k in range(n - 1):
+        a, b = k, k + 1
+        delta = X_in[b] - X_out[a]
+        u = delta / np.sqrt(delta @ delta)
+        rho_a = X_out[a] - C[a]
+        rho_b = X_in[b] - C[b]
+        m_a = m_b = 0.0
+        if radius[a] > 0.0 and radius[b] > 0.0:
+            t_a = np.cross(z[a], rho_a) / radius[a]
+            t_b = np.cross(z[b], rho_b) / radius[b]
+            # rows: d/d(angle_a) and d/d(angle_b) of (span + arcs) + m . g = 0, divided by the radii
+            a11, a12, r1 = delta @ t_a, -(t_a @ rho_b), u @ t_a - sense[a]
+            a21, a22, r2 = t_b @ rho_a, delta @ t_b, sense[b] - u @ t_b
+            det = a11 * a22 - a12 * a21
+            m_a = (r1 * a22 - a12 * r2) / det
+            m_b = (a11 * r2 - a21 * r1) / det
+        elif radius[a] > 0.0:
+            t_a = np.cross(z[a], rho_a) / radius[a]
+            m_a = (u @ t_a - sense[a]) / (delta @ t_a)
+        elif radius[b] > 0.0:
+            t_b = np.cross(z[b], rho_b) / radius[b]
+            m_b = (sense[b] - u @ t_b) / (delta @ t_b)
+        direction[k] = u + m_a * rho_a + m_b * rho_b
+        multiplier[k, 0] = m_a
+        multiplier[k, 1] = m_b
+    return direction, multiplier
+
+
+@njit(cache=True)
 def arc_angle(C: FloatArray, z: FloatArray, sense: float, X_from: FloatArray, X_to: FloatArray) -> float:
     """The angle [rad] in [0, 2 pi) from ``X_from`` to ``X_to`` (3,) round the axle ``z`` through
     ``C`` in ``sense``."""

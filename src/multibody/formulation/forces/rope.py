@@ -5,10 +5,12 @@ Per rope, at every evaluation: the wrapped path at the current marker frames
 (``multibody.spatial.wrapping.wrapped_path``), its length ``L`` (free spans, arcs on pulleys, the
 arc on each winch from its initial tangent point), the paid-out length ``p`` from the winch
 states (drum rotation about its axle since t = 0), the stretch ``L - L0 - p``, its rate from the
-velocities of the tangent points as points of their bodies, and the tension. Each span's row
-carries ``T`` along the span at its start's tangent point (with the couple of that offset from
-the start marker's origin); the end marker's body takes the reaction, which is ``-T`` along the
-span at its own tangent point.
+bodies' motion (``multibody.spatial.wrapping.span_sensitivity``: exact with fleet angles), and
+the tension. Each span's row carries ``T e`` at its start's tangent point with the couple of that
+offset from the start marker's origin and ``-T m_a rho_a x delta`` (``e``, ``m_a``: the span's
+sensitivity; ``e = u``, ``m = 0`` for a span in its pulleys' planes); the end marker's body takes
+the reaction, which is ``-T e`` at its own tangent point and ``-T m_b rho_b x delta``, so that
+the loads are ``-T dL/dq`` exactly.
 
 A winch's state is its drum angle, unwrapped: its rate is the drum's spin about its axle plus
 ``wrap(measured - angle) / WINCH_TRACKING_TIME``, where ``measured`` is the angle of the drum
@@ -43,7 +45,7 @@ from multibody.formulation.forces.family import (
 from multibody.model.forces.base import ForceElement
 from multibody.model.forces.rope import WINCH, Rope, RopeSpan
 from multibody.spatial.rotations import FloatArray
-from multibody.spatial.wrapping import rope_length
+from multibody.spatial.wrapping import rope_length, span_sensitivity
 
 WINCH_TRACKING_TIME = 0.01
 """[s] time constant with which a winch state follows the measured drum angle (exact along a motion)"""
@@ -151,7 +153,7 @@ def _rope_loads(
         first, last = route_start[r], route_start[r + 1]
         markers = marker[first:last]
         states = winch_state[first:last]
-        X_in, X_out, span_length, _, length, paid_out = rope_length(
+        X_in, X_out, _, _, length, paid_out = rope_length(
             p_M, R_WM, markers, radius[first:last], sense[first:last], states,
             length_per_radian[first:last], tangent_angle[first:last], x,
         )  # fmt: skip
@@ -169,15 +171,22 @@ def _rope_loads(
                 paid_out_rate += end * sense[first + k] * length_per_radian[first + k] * rate
         free_rest_length = rest_length[r] + paid_out
         stretch = length - rest_length[r] - paid_out
-        stretch_rate = 0.0  # the tangent points' velocities as points of their bodies give (L - p)'
-        directions = np.zeros((last - first - 1, 3))
+        C = p_M[markers]
+        z = np.empty((last - first, 3))
+        for k in range(last - first):
+            z[k] = R_WM[markers[k]][:, 2]
+        directions, multiplier = span_sensitivity(C, z, radius[first:last], sense[first:last], X_in, X_out)
+        stretch_rate = 0.0  # (L - p)' from the bodies' motion (span_sensitivity)
+        couple_out = np.zeros((last - first - 1, 3))
+        couple_in = np.zeros((last - first - 1, 3))
         for k in range(last - first - 1):
             i, j = markers[k], markers[k + 1]
-            u = (X_in[k + 1] - X_out[k]) / span_length[k]
-            directions[k] = u
+            delta = X_in[k + 1] - X_out[k]
+            couple_out[k] = multiplier[k, 0] * np.cross(X_out[k] - C[k], delta)
+            couple_in[k] = multiplier[k, 1] * np.cross(X_in[k + 1] - C[k + 1], delta)
             v_i = v_M[i] + np.cross(w_M[i], X_out[k] - p_M[i])
             v_j = v_M[j] + np.cross(w_M[j], X_in[k + 1] - p_M[j])
-            stretch_rate += u @ (v_j - v_i)
+            stretch_rate += directions[k] @ (v_j - v_i) + w_M[i] @ couple_out[k] + w_M[j] @ couple_in[k]
         elastic = axial_stiffness[r] * stretch / free_rest_length
         tension = 0.0
         if stretch > 0.0:
@@ -191,7 +200,7 @@ def _rope_loads(
             i = markers[k]
             F = tension * directions[k]
             force[row] = F
-            torque[row] = np.cross(X_out[k] - p_M[i], F)
+            torque[row] = np.cross(X_out[k] - p_M[i], F) - tension * couple_out[k]
             value[row] = tension
     return potential, dissipated, input_power
 

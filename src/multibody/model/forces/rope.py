@@ -16,11 +16,12 @@ whose value is the tension too.
 
 Pulleys may be tilted: the rope touches each in its plane (the tangent points of a span between
 two circles in different planes are found by a fixed-point iteration, see
-``multibody.spatial.wrapping``). Where a span leaves a pulley's plane (a fleet angle b) it still
-pulls along itself at the tangent point, the groove taking the side force, but the wrapped length
-is then not stationary in the tangent point: the loads are the gradient of the length, and the
-energy balance exact, only for spans in their pulleys' planes, with an error of order b^2
-otherwise. The massless path exerts no torque on a pulley about its axle (one tension, no
+``multibody.spatial.wrapping``). Where a span leaves a pulley's plane (a fleet angle b) the
+wrapped length is not stationary in the tangent point, so a span's loads are not just ``T u`` at
+its tangent points: they are the exact gradient ``T dL/dq`` of the path length
+(``multibody.spatial.wrapping.span_sensitivity``: a correction of order ``T b^2`` in force and
+couple, the groove taking the side force), and the energy balance is exact whatever the fleet
+angles. The massless path exerts no torque on a pulley about its axle (one tension, no
 bearing friction), so a pulley's spin is free; a winch takes ``T r`` (with a groove pitch the
 stored length per radian is the helix's, the torque still ``T r``: a relative difference of
 ``(p / 2 pi r)^2 / 2``).
