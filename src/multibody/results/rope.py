@@ -84,10 +84,11 @@ def rope_history(results: Results, name: str, rope: dict[str, Any], markers: lis
     wraps = np.zeros((count, len(route)))
     tangent_points = np.zeros((count, len(route), 2, 3))
     for t in range(count):
-        X_in, X_out, spans[t], wraps[t], _, paid_out[t] = rope_length(
+        X_in, X_out, spans[t], wraps[t], _, end_paid_out = rope_length(
             p_WM[t], R_WM[t], np.arange(len(route)), columns["radius"], columns["sense"], winch_state,
             columns["length_per_radian"], angle, np.ascontiguousarray(x[t]),
         )  # fmt: skip
+        paid_out[t] = end_paid_out.sum()
         tangent_points[t, :, 0], tangent_points[t, :, 1] = X_in, X_out
     return RopeHistory(
         name=name,
