@@ -172,3 +172,28 @@ def test_bad_pulley_friction_is_refused_with_the_pulley_named() -> None:
     with pytest.raises(mb.ModelError, match="pulley 'p'.*slip_speed"):
         mb.Pulley("p", marker, 0.1, friction=0.1, slip_speed=0.0)
     assert mb.Pulley("p", marker, 0.1, friction=0.0).friction is None  # no friction: frictionless
+
+
+def _fixed_drum(friction: float | str, m_light: float, m_heavy: float) -> mb.Model:
+    """Two loads on vertical slides hanging in a rope over a drum fixed on ground (radius 0.1 m)."""
+    model = mb.Model("fixed_drum")
+    drum = mb.Pulley("drum", model.ground.add_marker("drum", z_axis=Y_AXLE), 0.1, friction=friction)
+    light, _ = _on_vertical_slide(model, "light", m_light, -0.1, 1.0)
+    heavy, _ = _on_vertical_slide(model, "heavy", m_heavy, 0.1, 1.0)
+    route = [light.add_marker("hook"), drum, heavy.add_marker("hook")]
+    model.add(mb.Rope("rope", route, 0.01, 1e5, 0.1, pretension=m_light * G))
+    return model
+
+
+def test_a_drum_with_friction_holds_unequal_loads_in_statics_until_the_capstan_limit() -> None:
+    """Reference: statics with the capstan law. 5 and 6 kg over a fixed drum with friction 0.3
+    (exp(0.3 pi) = 2.57 > 6 / 5) or without slip hang still with T = m g on each side, the rope
+    stuck (its segments keep their rest lengths: the static state of a rope that never slid);
+    5 and 15 kg (ratio 3 > 2.57) have no equilibrium: the rope slides, and statics
+    fails naming the rope's sliding states.
+    Tolerance: the static residual (1e-10 relative)."""
+    for friction in (0.3, "no_slip"):
+        res = mb.statics(_fixed_drum(friction, 5.0, 6.0))
+        assert _span_tensions(res)[-1] == pytest.approx([5.0 * G, 6.0 * G], rel=1e-10)
+    with pytest.raises(mb.AnalysisError, match="state 0 of 'rope' changing"):  # the rope slides
+        mb.statics(_fixed_drum(0.3, 5.0, 15.0))
