@@ -58,6 +58,7 @@ def test_capstan_slip_begins_when_the_tension_ratio_reaches_exp_mu_theta() -> No
     model.add(mb.Rope("rope", route, 0.01, EA, 0.1, damping=200.0, pretension=m * G))
     res = mb.dynamics(model, 2.0, 0.01, rtol=1e-8)
     T = _span_tensions(res)
+    assert res.rope("rope").tension_at("drum") == pytest.approx(T)  # entry: the load's side, exit: the puller's
     ratio = T[:, 1] / T[:, 0]
     rise = res.body("load").position[:, 2] - res.body("load").position[0, 2]
     stuck = ratio < grip * (1.0 - 1e-3)
@@ -143,8 +144,12 @@ def test_atwood_machine_sliding_over_a_fixed_drum_loses_energy_to_friction() -> 
 def test_a_rope_reeled_in_rolls_a_no_slip_sheave_up_its_anchored_fall() -> None:
     """Reference: the paper's example 1 (Qi, Guo & Zhuo 2019) for the massless kind: one sheave on
     two vertical falls, one end anchored, the other reeled in at v = 0.5 m/s; the sheave's centre
-    rises at v / 2 and, stuck to the rope, it rolls up the anchored fall at v / (2 r). Tolerance:
-    1e-6 relative in the hold phase, what is left of the damped start-up transient."""
+    rises at v / 2 and, stuck to the rope, it rolls up the anchored fall at v / (2 r). In the
+    results: the sheave's spin, the material coordinate at its entry point falling at
+    (v / 2) / (1 + strain) (the anchored fall shortens), the wrapped material (exit - entry)
+    constant (stuck), and at the hook the whole rope's rest length, constant (material fixed
+    there). Tolerances: 1e-6 relative in the hold phase, what is left of the damped start-up
+    transient; the rate from central differences of 0.01 s samples of a linear signal, 1e-6."""
     r, v = 0.1, 0.5
     model = mb.Model("example1")
     block, _ = _on_vertical_slide(model, "block", 10.0, 0.0, 1.0)
@@ -160,6 +165,18 @@ def test_a_rope_reeled_in_rolls_a_no_slip_sheave_up_its_anchored_fall() -> None:
     hold = res.time > 0.6
     assert res.body("block").velocity[hold, 2] == pytest.approx(v / 2, rel=1e-6)
     assert res.body("sheave").angular_velocity[hold, 1] == pytest.approx(-v / (2 * r), rel=1e-6)
+    rope = res.rope("rope")
+    assert rope.spin[hold, 1] == pytest.approx(-v / (2 * r), rel=1e-6)
+    entry = rope.material_coordinate_at("sheave")
+    strain = rope.span_tension[hold, 0] / 1e5
+    assert np.gradient(entry[:, 0], res.time)[hold] == pytest.approx(-v / 2 / (1 + strain), rel=1e-6)
+    assert np.ptp(entry[hold, 1] - entry[hold, 0]) < 1e-6 * r
+    hook = rope.material_coordinate_at(rope.points[-1])
+    assert hook[:, 0] == pytest.approx(rope.rest_length.sum(axis=1), rel=1e-12)
+    assert np.ptp(hook) < 1e-12
+    assert rope.arc_length_at(rope.points[-1])[:, 0] == pytest.approx(
+        rope.span_length.sum(axis=1) + r * rope.wrap_angle[:, 1], rel=1e-12
+    )
 
 
 def test_bad_pulley_friction_is_refused_with_the_pulley_named() -> None:

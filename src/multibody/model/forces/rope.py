@@ -342,7 +342,7 @@ class Rope(ForceElement):
                 reference_axis[k] = R_WM[:, 0]
         path_length = float(spans.sum() + radius @ wraps)
         friction = np.array([getattr(p, "friction", None) or 0.0 for p in self.points])
-        segment_length = _segment_lengths(spans, radius * wraps, friction > 0.0)
+        segment_length = segment_lengths(spans, radius * wraps, friction > 0.0)
         if self.length is not None:
             if self.length > path_length * (1.0 + SLACK_TOLERANCE):
                 raise ModelError(
@@ -374,10 +374,12 @@ class Rope(ForceElement):
     @property
     def drawing(self) -> dict[str, object]:
         """What the animation and ``Results.rope`` need: the route (marker full names, kinds,
-        radii, senses, stored length per radian, winch tangent angles), rest length [m], diameter [m]."""
+        radii, senses, stored length per radian, winch tangent angles, friction: 0, mu or
+        "no_slip"), rest length [m] (of a rope in one segment), diameter [m], EA [N]."""
         reeving = self.reeving()
         return {
             "diameter": self.diameter,
+            "axial_stiffness": self.axial_stiffness,
             "rest_length": reeving.rest_length,
             "route": [
                 {
@@ -388,8 +390,9 @@ class Rope(ForceElement):
                     "sense": float(sense),
                     "length_per_radian": float(per_radian),
                     "tangent_angle": float(angle),
+                    "friction": "no_slip" if np.isinf(friction) else float(friction),
                 }
-                for name, marker, kind, radius, sense, per_radian, angle in zip(
+                for name, marker, kind, radius, sense, per_radian, angle, friction in zip(
                     reeving.names,
                     reeving.markers,
                     reeving.kind,
@@ -397,6 +400,7 @@ class Rope(ForceElement):
                     reeving.sense,
                     reeving.length_per_radian,
                     reeving.tangent_angle,
+                    reeving.friction,
                 )
             ],
         }
@@ -416,7 +420,7 @@ class RopeSpan(ForceElement):
         self.j_marker = j_marker
 
 
-def _segment_lengths(spans: FloatArray, arcs: FloatArray, boundary: NDArray[np.bool_]) -> FloatArray:
+def segment_lengths(spans: FloatArray, arcs: FloatArray, boundary: NDArray[np.bool_]) -> FloatArray:
     """(s,) [m] the lengths of a rope's segments between the route points where ``boundary``
     (n,) holds (pulleys with friction), from its ``spans`` (n - 1,) and the arcs (n,) on its
     points; a boundary's arc is split between its two segments."""
