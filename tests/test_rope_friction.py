@@ -214,3 +214,16 @@ def test_a_drum_with_friction_holds_unequal_loads_in_statics_until_the_capstan_l
         assert _span_tensions(res)[-1] == pytest.approx([5.0 * G, 6.0 * G], rel=1e-10)
     with pytest.raises(mb.AnalysisError, match="state 0 of 'rope' changing"):  # the rope slides
         mb.statics(_fixed_drum(0.3, 5.0, 15.0))
+
+
+def test_plot_rope_draws_tensions_angles_spins_and_material_coordinates() -> None:
+    """Reference: the figure's content is the results' (``res.rope``), in the units on the axes."""
+    res = mb.dynamics(_atwood("no_slip", 0.02, 5.0, 7.0), 0.1, 0.01, rtol=1e-6)
+    figure = mb.plot_rope(res, "rope")
+    labels = [ax.get_ylabel() for ax in figure.axes]
+    assert labels == ["tension [kN]", "wrap angle [deg]", "spin [rad/s]", "material coordinate [m]"]
+    tension = figure.axes[0].lines[1].get_ydata()
+    assert tension == pytest.approx(res.rope("rope").span_tension[:, 1] / 1e3)
+    assert figure.axes[1].lines[0].get_ydata() == pytest.approx(180.0)  # half a turn
+    with pytest.raises(KeyError, match="'nope' is not a rope"):
+        mb.plot_rope(res, "nope")
