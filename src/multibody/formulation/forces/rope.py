@@ -22,7 +22,19 @@ in statics and quasi-statics, where the spin is zero. The path length takes the 
 counted): a lag of the state behind the drum would change both alike and leave the stretch as it
 is (exactly so without a groove pitch).
 
-Energy: ``1/2 EA stretch^2 / (L0 + p)`` while taut; the damper's power is dissipated; the strain
+With pulleys with friction (``Pulley.friction``) the rope is in segments, each with its own length
+``L_j`` (a boundary pulley's arc split at its middle), rest length ``l_j`` (a state, the winches'
+paid-out length added at the ends) and tension; a span's loads are its segment's tension times
+its sensitivity. At a boundary pulley the rest length flows from the entry segment to the exit
+one at ``(slip - r s angle_rate_mid) / (1 + mean strain)``: ``angle_rate_mid`` is the rate of the
+arc's middle in the pulley's frame (``tangent_point_rates``; minus the spin under a fixed path),
+``slip`` the capstan law's sliding speed (``slip_velocity``, on the elastic tensions), and with
+the mean of the two segments' strains the strain energy moved with the rest length equals the
+work ``(T_out - T_in) r`` of the loads on the pulley, so that only the sliding dissipates
+(``slip (T_out - T_in)``). The damper acts on each segment's material rate of stretch (its
+length's rate with the rope stuck to the pulleys, plus the rope sliding out of it).
+
+Energy: ``1/2 EA stretch^2 / (L0 + p)`` per segment while taut; the damper's power is dissipated; the strain
 energy of the rope reeled onto (or paid off) a drum, ``-1/2 EA (stretch / (L0 + p))^2 p'``, is
 booked as input power, so that the balance closes with the free rest length changing.
 """

@@ -8,11 +8,24 @@ rope, travelling from the first end to the last, goes counterclockwise about the
 there in the input configuration (the rope bends round the pulley) and a winch's is +1.
 
 ``kind="massless"`` (the only kind available yet) is a massless path: the exact tangent lines
-between the wrap circles and the arcs on them (``multibody.spatial.wrapping``), one tension ``T``
-all along (frictionless, no slip), an axial spring-damper law, tension only. Each free span acts
-on its two ends' bodies at its tangent points; a winch reels rope in or pays it out as its drum
-turns. The rope adds one force element per free span, named ``<rope>_span<k>`` (k = 1, 2 ...),
-whose value is the tension too.
+between the wrap circles and the arcs on them (``multibody.spatial.wrapping``), an axial
+spring-damper law, tension only. Each free span acts on its two ends' bodies at its tangent
+points; a winch reels rope in or pays it out as its drum turns. The rope adds one force element
+per free span, named ``<rope>_span<k>`` (k = 1, 2 ...), whose value is the span's tension; the
+rope's own value is the largest tension along it.
+
+Over frictionless pulleys (the default) the tension is one all along. Pulleys with belt friction
+or without slip (``Pulley(..., friction=mu | "no_slip")``) cut the rope into segments, each with
+its own tension and its rest length a first-order state of the rope (after the winches' drum
+angles; a pulley's arc is split between its two segments at its middle). Stuck to such a
+pulley, the rope's material moves with its rim: the pulley's spin pays rope from one segment to
+the other (rest length ``r spin dt / (1 + mean strain)``) and the span loads give it the torque
+``(T_out - T_in) r``; beyond the capstan limit the rope slides (regularized, see ``Pulley``)
+and the friction's work is booked as dissipated. The energy balance is exact with the rope's
+strain energy ``1/2 EA (L_j - l_j)^2 / l_j`` per segment: the mean strain in the flow is what
+makes the transfer of rest length between segments cost exactly the pulley's work. Statics
+keeps the segments' rest lengths (the rope as it was laid, stuck); beyond the capstan limit it
+has no equilibrium.
 
 Pulleys may be tilted: the rope touches each in its plane (the tangent points of a span between
 two circles in different planes are found by a fixed-point iteration, see
@@ -21,8 +34,8 @@ wrapped length is not stationary in the tangent point, so a span's loads are not
 its tangent points: they are the exact gradient ``T dL/dq`` of the path length
 (``multibody.spatial.wrapping.span_sensitivity``: a correction of order ``T b^2`` in force and
 couple, the groove taking the side force), and the energy balance is exact whatever the fleet
-angles. The massless path exerts no torque on a pulley about its axle (one tension, no
-bearing friction), so a pulley's spin is free; a winch takes ``T r`` (with a groove pitch the
+angles. Over a frictionless pulley the massless path exerts no torque about its axle (one
+tension, no bearing friction), so its spin is free; a winch takes ``T r`` (with a groove pitch the
 stored length per radian is the helix's, the torque still ``T r``: a relative difference of
 ``(p / 2 pi r)^2 / 2``).
 """
@@ -57,7 +70,8 @@ def _positive(owner: str, what: str, value: float, unit: str) -> float:
 class Pulley:
     """A sheave the rope runs over: the marker's z-axis is the axle, its origin the centre,
     ``radius`` [m] the pitch radius of the rope's centre line. The marker's body turns with the
-    pulley (a body with a revolute joint, a free block); a marker on ground is a fixed guide.
+    pulley (a body with a revolute joint, a free block); a marker on ground is a fixed guide
+    (with friction: a fixed drum the rope slides over).
 
     ``friction`` between rope and sheave: ``None`` (default, also 0) a frictionless groove, the
     rope's tension the same on both sides and the sheave's spin free; a belt friction coefficient
