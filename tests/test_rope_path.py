@@ -428,3 +428,42 @@ def test_a_load_swinging_out_of_the_sheave_plane_conserves_energy() -> None:
     balance = res.energy["total"] + res.energy["dissipated"]
     exchanged = res.energy["kinetic"].max() + np.ptp(res.energy["potential"])
     assert np.ptp(balance) < 1e-6 * exchanged
+
+
+def test_tangent_points_run_round_their_circles_at_the_rates_the_tangency_gives() -> None:
+    """Reference: finite differences of the tangent points' angles. Circles tilted against each
+    other moved as rigid bodies by a random twist: ``tangent_point_rates`` (the angles in each
+    circle's own frame) equals the central difference of the angle of each tangent point measured
+    from a direction fixed in its circle. Tolerance 1e-7 rad/s: the difference's truncation
+    (step 1e-6) and the fixed-point tolerance."""
+    from scipy.spatial.transform import Rotation
+
+    from multibody.spatial.wrapping import tangent_point_rates
+
+    rng = np.random.default_rng(2)
+    C = np.array([[0.0, 0.0, 0.0], [2.0, 0.3, -1.0], [3.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
+    z = np.array([[0.0, 1.0, 0.0], [0.3, 1.0, 0.0], [0.0, 0.0, 1.0], [0.2, 0.3, 1.0]])
+    z /= np.linalg.norm(z, axis=1)[:, None]
+    radius, sense = np.array([0.2, 0.3, 0.2, 0.0]), np.array([1.0, 1.0, -1.0, 0.0])
+    reference = np.cross(z, rng.normal(size=(4, 3)))  # a direction fixed in each circle
+    v, w = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+
+    def angles(h: float) -> np.ndarray:
+        turns = [Rotation.from_rotvec(h * w[k]) for k in range(4)]
+        Ch = C + h * v
+        zh = np.array([turns[k].apply(z[k]) for k in range(4)])
+        ref = np.array([turns[k].apply(reference[k]) for k in range(4)])
+        X_in, X_out, _, _ = wrapped_path(Ch, zh, radius, sense)
+        out = np.zeros((3, 2))
+        for k in range(3):
+            for side, (c, X) in enumerate(((k, X_out[k]), (k + 1, X_in[k + 1]))):
+                arm = X - Ch[c]
+                out[k, side] = np.arctan2(zh[c] @ np.cross(ref[c], arm), ref[c] @ arm) if radius[c] else 0.0
+        return out
+
+    X_in, X_out, _, _ = wrapped_path(C, z, radius, sense)
+    rates = tangent_point_rates(C, z, radius, X_in, X_out, v, w)
+    h = 1e-6
+    assert rates == pytest.approx((angles(h) - angles(-h)) / (2 * h), abs=1e-7)
+    spinning = tangent_point_rates(C, z, radius, X_in, X_out, np.zeros((4, 3)), 3.0 * z)
+    assert spinning[:, 0][radius[:3] > 0] == pytest.approx(-3.0)  # a spin under a fixed path
