@@ -39,7 +39,9 @@ class RopeHistory:
         tangent_points: (T, n, 2, 3) entry and exit tangent points, world [m].
         centres: (T, n, 3) route points' marker origins (pulley centres), world [m].
         axles: (T, n, 3) their z-axes, world.
+        reference_axes: (T, n, 3) their x-axes, world (turning with a pulley: its spin made visible).
         sense: (n,) the sense the rope runs round each point (+1 counterclockwise about its axle).
+        radius: (n,) the points' radii [m] (0 at an anchor).
     """
 
     name: str
@@ -56,7 +58,9 @@ class RopeHistory:
     tangent_points: FloatArray
     centres: FloatArray
     axles: FloatArray
+    reference_axes: FloatArray
     sense: FloatArray
+    radius: FloatArray
 
     def _index(self, point: str) -> int:
         if point not in self.points:
@@ -80,6 +84,35 @@ class RopeHistory:
         """(T, 2) where ``point``'s entry and exit tangent points are along the rope from the
         first end's tangent point [m]."""
         return self.arc_length[:, self._index(point)]
+
+    def polyline_tension(self, points_per_arc: int = 8) -> FloatArray:
+        """(T, k) the tension [N] at each point of ``polyline``: its span's at the ends, and over a
+        pulley's arc running linearly from the entry span's to the exit span's (for drawing)."""
+        entry, leaving = self.span_tension[:, :-1], self.span_tension[:, 1:]
+        share = np.linspace(0.0, 1.0, points_per_arc + 1)
+        arcs = entry[:, :, None] * (1.0 - share) + leaving[:, :, None] * share  # (T, n - 2, points_per_arc + 1)
+        count = len(self.tension)
+        return np.concatenate([self.span_tension[:, :1], arcs.reshape(count, -1), self.span_tension[:, -1:]], axis=1)
+
+    def rims(self, points_per_circle: int = 24) -> FloatArray:
+        """(T, p, 2 (points_per_circle + 1), 3) line segments drawing each pulley and winch (route
+        points with a radius) as its pitch circle and a spoke along its marker's x-axis, which
+        turns with it; world [m]."""
+        wheels = [k for k in range(len(self.points)) if self.radius[k] > 0.0]
+        angle = np.linspace(0.0, 2.0 * np.pi, points_per_circle + 1)
+        count = len(self.tension)
+        segments = np.zeros((count, len(wheels), 2 * (points_per_circle + 1), 3))
+        for w, k in enumerate(wheels):
+            x_axis = self.reference_axes[:, k]
+            y_axis = np.cross(self.axles[:, k], x_axis)
+            circle = self.centres[:, k, None] + self.radius[k] * (
+                np.cos(angle)[None, :, None] * x_axis[:, None] + np.sin(angle)[None, :, None] * y_axis[:, None]
+            )
+            segments[:, w, 0 : 2 * points_per_circle : 2] = circle[:, :-1]
+            segments[:, w, 1 : 2 * points_per_circle : 2] = circle[:, 1:]
+            segments[:, w, -2] = self.centres[:, k]
+            segments[:, w, -1] = circle[:, 0]
+        return segments
 
     def polyline(self, points_per_arc: int = 8) -> FloatArray:
         """(T, k, 3) the rope drawn through its tangent points and arcs, world [m]
@@ -184,5 +217,7 @@ def rope_history(results: Results, name: str, rope: dict[str, Any], markers: lis
         tangent_points=tangent_points,
         centres=p_WM,
         axles=axles,
+        reference_axes=np.ascontiguousarray(R_WM[..., 0]),
         sense=columns["sense"],
+        radius=columns["radius"],
     )
