@@ -242,3 +242,43 @@ def test_kane_and_cartesian_formulations_agree_on_a_rope_with_friction(friction:
     assert np.ptp(cartesian) > 0.03
     assert kane == pytest.approx(cartesian, abs=1e-8)
     assert runs[1].force("rope_span2").value == pytest.approx(runs[0].force("rope_span2").value, rel=1e-5)
+
+
+def test_a_winch_reeling_in_over_a_no_slip_sheave_the_papers_example_1() -> None:
+    """Reference: the paper's example 1 (Qi, Guo & Zhuo 2019) with its winch: one sheave (r = 0.1 m,
+    no slip) on two vertical falls, one anchored, the other reeled onto a drum (R = 0.2 m) turning
+    at 2.5 rad/s, v = 0.5 m/s. The sheave's centre rises at v (1 + T / EA) / 2 (the paid-in
+    length, stretched), it spins at that over r, the top point (the drum's tangent point) stands
+    still while the material passes it at v, and the energy balance closes (the drum's motion's
+    work = kinetic + potential + strain energy + damping). Tolerances: 3e-6 relative in the hold
+    phase (the damped transient's remainder, 1.4e-6 on the spin); the tangent point 1e-12 m (it is fixed by the
+    geometry); the balance 1e-8 of the potential energy gained, integration error at rtol 1e-8."""
+    r, R, omega, EA = 0.1, 0.2, 2.5, 1e5
+    model = mb.Model("example1")
+    block, _ = _on_vertical_slide(model, "block", 10.0, 0.0, 1.0)
+    sheave = model.add(mb.RigidBody("sheave", mass=1.0, inertia=(0.005, 0.005, 0.005), position=(0, 0, -1.0)))
+    axle = sheave.add_marker("axle", z_axis=Y_AXLE)
+    model.add(mb.Revolute("axle", axle, block.add_marker("axle", z_axis=Y_AXLE)))
+    drum = model.add(mb.RigidBody("drum", mass=2.0, inertia=(0.05, 0.05, 0.05), position=(r + R, 0, 0)))
+    drum_axle = drum.add_marker("axle", z_axis=Y_AXLE)
+    ground_axle = model.ground.add_marker("drum_axle", position=(r + R, 0, 0), z_axis=Y_AXLE)
+    model.add(
+        mb.Motion(
+            "reel", model.add(mb.Revolute("drum_axle", drum_axle, ground_axle)), velocity=_smooth_speed(omega, 0.3)
+        )
+    )
+    route = [model.ground.add_marker("anchor", position=(-r, 0, 0)), mb.Pulley("sheave", axle, r, friction="no_slip")]
+    route.append(mb.Winch("winch", drum_axle, R))
+    T = 11.0 * G / 2
+    model.add(mb.Rope("rope", route, 0.01, EA, 0.1, damping=500.0, pretension=T))
+    res = mb.dynamics(model, 1.0, 0.01, rtol=1e-8)
+    hold = res.time > 0.6
+    v = omega * R
+    rope = res.rope("rope")
+    assert res.body("block").velocity[hold, 2] == pytest.approx(v * (1 + T / EA) / 2, rel=3e-6)
+    assert rope.spin[hold, 1] == pytest.approx(-v * (1 + T / EA) / (2 * r), rel=3e-6)
+    assert np.ptp(rope.tangent_points[:, 2, 0], axis=0) == pytest.approx(0.0, abs=1e-12)
+    top = rope.material_coordinate_at("winch")[:, 0]
+    assert np.gradient(top, res.time)[hold] == pytest.approx(-v, rel=1e-6)  # material leaves the free rope at v
+    balance = res.energy["total"] + res.energy["dissipated"]
+    assert np.ptp(balance) < 1e-8 * np.ptp(res.energy["potential"])
