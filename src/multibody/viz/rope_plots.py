@@ -54,7 +54,7 @@ def plot_rope(
 def rope_panels(history: RopeHistory) -> list[tuple[str, list[tuple[str, np.ndarray]]]]:
     """(axis label with unit, [(legend, values in that unit)]) per panel of ``plot_rope``."""
     points = history.points
-    pulleys = [k for k in range(1, len(points) - 1)]
+    pulleys = list(range(1, len(points) - 1))
     spans = [(f"{points[k]} - {points[k + 1]}", history.span_tension[:, k] / N_PER_KN) for k in range(len(points) - 1)]
     panels = [("tension [kN]", spans)]
     if pulleys:
