@@ -353,3 +353,117 @@ def test_a_rope_that_cannot_be_laid_is_refused_when_the_model_compiles() -> None
     inside.add(mb.Rope("r", [anchor, pulley, inside.ground.add_marker("c", position=(2, 0, 0))], 0.01, 1e5, 0.1))
     with pytest.raises(mb.ModelError, match="rope 'r'.*no tangent line.*inside the other's circle"):
         inside.compile()
+
+
+def test_span_loads_are_the_gradient_of_the_path_length() -> None:
+    """Reference: finite differences of the path length. Four circles in planes tilted against
+    each other (every span leaves its circles' planes: fleet angles up to ~0.35 rad), the first a
+    drum whose arc counts from a point fixed in it, each moved as a rigid body by a random twist:
+    the rate ``span_sensitivity`` predicts equals the central difference of L (step 1e-6, error
+    ~1e-11), while the span directions alone (the loads before the fleet-angle correction) are off
+    by more than 1e-2. Tolerance 1e-8: the difference's truncation and the 1e-14 fixed-point tolerance."""
+    from scipy.spatial.transform import Rotation
+
+    from multibody.spatial.wrapping import span_sensitivity
+
+    rng = np.random.default_rng(1)
+    C = np.array([[0.0, 0.0, 0.0], [2.0, 0.3, -1.0], [3.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
+    z = np.array([[0.0, 1.0, 0.0], [0.3, 1.0, 0.0], [0.0, 0.0, 1.0], [0.2, 0.3, 1.0]])
+    z /= np.linalg.norm(z, axis=1)[:, None]
+    radius, sense = np.array([0.2, 0.3, 0.2, 0.0]), np.array([1.0, 1.0, -1.0, 0.0])
+    reference = np.cross(z[0], (1.0, 0.0, 0.0))  # a direction fixed in the drum
+
+    def length(C: np.ndarray, z: np.ndarray, reference: np.ndarray) -> float:
+        _, X_out, spans, wraps = wrapped_path(C, z, radius, sense)
+        arm = X_out[0] - C[0]
+        drum = np.arctan2(z[0] @ np.cross(reference, arm), reference @ arm)
+        return spans.sum() + radius @ wraps + sense[0] * radius[0] * drum
+
+    X_in, X_out, spans, _ = wrapped_path(C, z, radius, sense)
+    direction, multiplier = span_sensitivity(C, z, radius, sense, X_in, X_out)
+    v, w = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    predicted = along_spans = 0.0
+    for k in range(3):
+        a, b, delta = k, k + 1, X_in[k + 1] - X_out[k]
+        relative = v[b] + np.cross(w[b], X_in[b] - C[b]) - v[a] - np.cross(w[a], X_out[a] - C[a])
+        predicted += direction[k] @ relative
+        predicted += multiplier[k, 0] * w[a] @ np.cross(X_out[a] - C[a], delta)
+        predicted += multiplier[k, 1] * w[b] @ np.cross(X_in[b] - C[b], delta)
+        along_spans += delta @ relative / spans[k]
+
+    def moved(h: float) -> float:
+        turns = [Rotation.from_rotvec(h * w[k]) for k in range(4)]
+        return length(C + h * v, np.array([turns[k].apply(z[k]) for k in range(4)]), turns[0].apply(reference))
+
+    h = 1e-6
+    finite_difference = (moved(h) - moved(-h)) / (2 * h)
+    assert np.abs(multiplier).max() > 0.1  # really out of plane
+    assert predicted == pytest.approx(finite_difference, abs=1e-8)
+    assert abs(along_spans - finite_difference) > 1e-2
+
+
+def test_a_load_swinging_out_of_the_sheave_plane_conserves_energy() -> None:
+    """Reference: energy conservation with fleet angles. A 1 kg load hangs on a rope over a sheave
+    on a swivel (a body turning freely about the vertical), the rope's other end anchored in the
+    sheave's initial plane; released 0.35 m out of that plane the load swings in 3D, turning the
+    swivel, so both spans leave the sheave's plane (fleet angles up to ~0.34 rad). With the loads
+    the gradient of the wrapped length the balance closes to the integration error (~1e-7 of the
+    energy exchanged at rtol 1e-8); the loads T u at the tangent points (no fleet-angle
+    correction) leak 2e-3 here. Tolerance 1e-6: the integration error with a margin of 8."""
+    model = mb.Model("fleet")
+    swivel = model.add(mb.RigidBody("swivel", mass=1.0, inertia=(0.2, 0.2, 0.2)))
+    model.add(mb.Revolute("swivel_axis", swivel.add_marker("axis"), model.ground.add_marker("axis")))
+    sheave = mb.Pulley("sheave", swivel.add_marker("sheave", z_axis=Y_AXLE), 0.1)
+    load = model.add(mb.RigidBody("load", mass=1.0, inertia=(0.01, 0.01, 0.01), position=(0.1, 0.35, -1.0)))
+    anchor = model.ground.add_marker("anchor", position=(-0.6, 0.0, 0.1))
+    model.add(mb.Rope("rope", [anchor, sheave, load.add_marker("hook")], 0.01, 1e4, 0.1, pretension=G))
+    res = mb.dynamics(model, 1.5, 0.01, rtol=1e-8)
+    rope = res.rope("rope")
+    X = rope.tangent_points
+    hanging = X[:, 2, 0] - X[:, 1, 1]
+    fleet = np.arcsin(np.abs(np.einsum("ij,ij->i", hanging, rope.axles[:, 1])) / np.linalg.norm(hanging, axis=1))
+    assert fleet.max() > 0.3
+    assert np.ptp(res.body("swivel").angular_velocity[:, 2]) > 0.5
+    assert rope.tension.min() > 0.0
+    balance = res.energy["total"] + res.energy["dissipated"]
+    exchanged = res.energy["kinetic"].max() + np.ptp(res.energy["potential"])
+    assert np.ptp(balance) < 1e-6 * exchanged
+
+
+def test_tangent_points_run_round_their_circles_at_the_rates_the_tangency_gives() -> None:
+    """Reference: finite differences of the tangent points' angles. Circles tilted against each
+    other moved as rigid bodies by a random twist: ``tangent_point_rates`` (the angles in each
+    circle's own frame) equals the central difference of the angle of each tangent point measured
+    from a direction fixed in its circle. Tolerance 1e-7 rad/s: the difference's truncation
+    (step 1e-6) and the fixed-point tolerance."""
+    from scipy.spatial.transform import Rotation
+
+    from multibody.spatial.wrapping import tangent_point_rates
+
+    rng = np.random.default_rng(2)
+    C = np.array([[0.0, 0.0, 0.0], [2.0, 0.3, -1.0], [3.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
+    z = np.array([[0.0, 1.0, 0.0], [0.3, 1.0, 0.0], [0.0, 0.0, 1.0], [0.2, 0.3, 1.0]])
+    z /= np.linalg.norm(z, axis=1)[:, None]
+    radius, sense = np.array([0.2, 0.3, 0.2, 0.0]), np.array([1.0, 1.0, -1.0, 0.0])
+    reference = np.cross(z, rng.normal(size=(4, 3)))  # a direction fixed in each circle
+    v, w = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+
+    def angles(h: float) -> np.ndarray:
+        turns = [Rotation.from_rotvec(h * w[k]) for k in range(4)]
+        Ch = C + h * v
+        zh = np.array([turns[k].apply(z[k]) for k in range(4)])
+        ref = np.array([turns[k].apply(reference[k]) for k in range(4)])
+        X_in, X_out, _, _ = wrapped_path(Ch, zh, radius, sense)
+        out = np.zeros((3, 2))
+        for k in range(3):
+            for side, (c, X) in enumerate(((k, X_out[k]), (k + 1, X_in[k + 1]))):
+                arm = X - Ch[c]
+                out[k, side] = np.arctan2(zh[c] @ np.cross(ref[c], arm), ref[c] @ arm) if radius[c] else 0.0
+        return out
+
+    X_in, X_out, _, _ = wrapped_path(C, z, radius, sense)
+    rates = tangent_point_rates(C, z, radius, X_in, X_out, v, w)
+    h = 1e-6
+    assert rates == pytest.approx((angles(h) - angles(-h)) / (2 * h), abs=1e-7)
+    spinning = tangent_point_rates(C, z, radius, X_in, X_out, np.zeros((4, 3)), 3.0 * z)
+    assert spinning[:, 0][radius[:3] > 0] == pytest.approx(-3.0)  # a spin under a fixed path

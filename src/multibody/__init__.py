@@ -76,6 +76,7 @@ _EXPORTS: dict[str, str] = {
     "Planar": "multibody.model.joints",
     "plot": "multibody.viz",
     "plot_hydraulics": "multibody.viz",
+    "plot_rope": "multibody.viz",
     "PointForce": "multibody.model.forces",
     "PointPlaneContact": "multibody.model.contact",
     "PointTorque": "multibody.model.forces",

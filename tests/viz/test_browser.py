@@ -346,3 +346,46 @@ def test_ropes_are_drawn_through_their_tangent_points_and_coloured_by_tension(br
     assert page.evaluate("window.multibodyViewer.ropeColor(0)") != "2b6cb0"  # not the slack colour
     assert page.errors == []
     page.close()
+
+
+def test_pulleys_turn_and_a_rope_is_coloured_by_its_tension_along_it(browser, tmp_path) -> None:
+    # Reference: RopeHistory.rims and polyline_tension (float32 on the page). An Atwood machine
+    # over a no-slip sheave with inertia: the sheave turns (its spoke, along its marker's x-axis,
+    # sweeps), and the heavy side, pulling harder to spin it up, is drawn redder than the light one.
+    model = mb.Model("atwood")
+    y_axis = (0.0, 1.0, 0.0)
+    sheave = model.add(mb.RigidBody("sheave", mass=1.0, inertia=(0.02, 0.02, 0.02)))
+    axle = sheave.add_marker("axle", z_axis=y_axis)
+    model.add(mb.Revolute("axle", axle, model.ground.add_marker("axle", z_axis=y_axis)))
+    hooks = []
+    for name, mass, x in (("light", 2.0, -0.1), ("heavy", 9.0, 0.1)):
+        body = model.add(mb.RigidBody(name, mass=mass, inertia=(0.1, 0.1, 0.1), position=(x, 0.0, -1.0)))
+        model.add(
+            mb.Translational(
+                f"{name}_slide",
+                body.add_marker("slide", z_axis=(0, 0, 1)),
+                model.ground.add_marker(name, position=(x, 0, -1.0), z_axis=(0, 0, 1)),
+            )
+        )
+        hooks.append(body.add_marker("hook"))
+    route = [hooks[0], mb.Pulley("sheave", axle, 0.1, friction="no_slip"), hooks[1]]
+    model.add(mb.Rope("rope", route, 0.01, 1e4, 0.1, damping=200.0, pretension=2.0 * 9.81))
+    results = mb.dynamics(model, 0.4, 0.1)
+    path = tmp_path / "atwood.html"
+    animate(model, results, path)
+    page = open_page(browser, path)
+    rope = results.rope("rope")
+    rims = rope.rims().reshape(len(results), -1, 3)
+    for frame in (0, len(results) - 1):
+        page.evaluate(f"window.multibodyViewer.setFrame({frame})")
+        drawn = np.array(page.evaluate("window.multibodyViewer.ropeRims(0)")).reshape(-1, 3)
+        np.testing.assert_allclose(drawn, rims[frame], atol=1e-6)
+    spokes = rims[:, -1] - rims[:, -2]
+    assert np.degrees(np.arccos(spokes[0] @ spokes[-1] / 0.1**2)) > 30  # the sheave has turned
+    light, heavy = (
+        page.evaluate(f"window.multibodyViewer.ropeColor(0, {k})") for k in (0, rope.polyline().shape[1] - 1)
+    )
+    assert light != heavy
+    assert int(heavy[:2], 16) > int(light[:2], 16)  # more red where the tension is higher
+    assert page.errors == []
+    page.close()

@@ -88,6 +88,61 @@ def wrapped_path(
 
 
 @njit(cache=True)
+def span_sensitivity(
+    C: FloatArray, z: FloatArray, radius: FloatArray, sense: FloatArray, X_in: FloatArray, X_out: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """How the path length changes as the circles move: per free span ``k`` (from circle
+    ``a = k``, leaving at ``X_a = X_out[k]``, to circle ``b = k + 1``, arriving at
+    ``X_b = X_in[k + 1]``), the direction ``e`` (3,) and the multipliers ``(m_a, m_b)`` [1/m]
+    with which, when every circle moves as a rigid body (its axle and the tangent points' angles
+    about it turning with it: velocity ``v`` of a point, spin ``w``),
+
+        d(span + arc terms)/dt = e . (v_b(X_b) - v_a(X_a)) + w_a . (m_a rho_a x delta) + w_b . (m_b rho_b x delta)
+
+    (``rho = X - C``, ``delta = X_b - X_a``). Summed over the spans this is ``dL/dt`` exactly,
+    ``L`` counting the arcs on every circle of radius > 0, at an end circle (a winch drum) from a
+    point fixed in it (as ``rope_length`` does): each arc's length is ``r s (angle_out -
+    angle_in)`` with the angles fixed in the circle, and
+    the tangent points move with the circles' frames plus along them as the tangency conditions
+    ``g_a = delta . rho_a = 0``, ``g_b = delta . rho_b = 0`` dictate; the adjoint of those
+    conditions gives ``m`` (``e = u + m_a rho_a + m_b rho_b``, ``u`` the span's unit vector).
+    Where the span lies in both circles' planes ``m = 0`` (the length is stationary in the
+    tangent points); out of plane (a fleet angle ``b``) ``m = O(b^2 / span)``.
+
+    Returns ``(direction (n-1, 3), multiplier (n-1, 2))``.
+    """
+    n = C.shape[0]
+    direction = np.zeros((n - 1, 3))
+    multiplier = np.zeros((n - 1, 2))
+    for k in range(n - 1):
+        a, b = k, k + 1
+        delta = X_in[b] - X_out[a]
+        u = delta / np.sqrt(delta @ delta)
+        rho_a = X_out[a] - C[a]
+        rho_b = X_in[b] - C[b]
+        m_a = m_b = 0.0
+        if radius[a] > 0.0 and radius[b] > 0.0:
+            t_a = np.cross(z[a], rho_a) / radius[a]
+            t_b = np.cross(z[b], rho_b) / radius[b]
+            # rows: d/d(angle_a) and d/d(angle_b) of (span + arcs) + m . g = 0, divided by the radii
+            a11, a12, r1 = delta @ t_a, -(t_a @ rho_b), u @ t_a - sense[a]
+            a21, a22, r2 = t_b @ rho_a, delta @ t_b, sense[b] - u @ t_b
+            det = a11 * a22 - a12 * a21
+            m_a = (r1 * a22 - a12 * r2) / det
+            m_b = (a11 * r2 - a21 * r1) / det
+        elif radius[a] > 0.0:
+            t_a = np.cross(z[a], rho_a) / radius[a]
+            m_a = (u @ t_a - sense[a]) / (delta @ t_a)
+        elif radius[b] > 0.0:
+            t_b = np.cross(z[b], rho_b) / radius[b]
+            m_b = (sense[b] - u @ t_b) / (delta @ t_b)
+        direction[k] = u + m_a * rho_a + m_b * rho_b
+        multiplier[k, 0] = m_a
+        multiplier[k, 1] = m_b
+    return direction, multiplier
+
+
+@njit(cache=True)
 def arc_angle(C: FloatArray, z: FloatArray, sense: float, X_from: FloatArray, X_to: FloatArray) -> float:
     """The angle [rad] in [0, 2 pi) from ``X_from`` to ``X_to`` (3,) round the axle ``z`` through
     ``C`` in ``sense``."""
@@ -108,13 +163,15 @@ def rope_length(
     length_per_radian: FloatArray,
     tangent_angle: FloatArray,
     x: FloatArray,
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, float, float]:
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
     """One rope's path (route points ``markers`` (n,)) at marker frames ``p_M``/``R_WM``:
-    ``(X_in, X_out, span_length, wrap_angle, L, p)`` (``wrapped_path``'s, then the path length
-    ``L`` [m] with the arc on each winch from its initial tangent point, and the paid-out length
-    ``p`` [m]). A winch end has its drum angle [rad] (turn about its axle since t = 0) at
-    ``x[winch_state[k]]``, its stored length per radian and initial tangent angle in its marker's
-    x-y plane; ``winch_state[k]`` is -1 at the other points."""
+    ``(X_in, X_out, span_length, wrap_angle, end_arc (2,), end_paid_out (2,))``
+    (``wrapped_path``'s, then per end the arc on a winch from its initial tangent point [m] and
+    the length it has paid out [m]; zero at an anchor). The path length is
+    ``span_length.sum() + radius @ wrap_angle + end_arc.sum()``, the paid-out length
+    ``end_paid_out.sum()``. A winch end has its drum angle [rad] (turn about its axle since
+    t = 0) at ``x[winch_state[k]]``, its stored length per radian and initial tangent angle in
+    its marker's x-y plane; ``winch_state[k]`` is -1 at the other points."""
     n = markers.shape[0]
     C = np.empty((n, 3))
     z = np.empty((n, 3))
@@ -122,9 +179,10 @@ def rope_length(
         C[k] = p_M[markers[k]]
         z[k] = R_WM[markers[k]][:, 2]
     X_in, X_out, span_length, wrap_angle = wrapped_path(C, z, radius, sense)
-    length = span_length.sum() + radius @ wrap_angle
-    paid_out = 0.0
-    for k in (0, n - 1):
+    end_arc = np.zeros(2)
+    end_paid_out = np.zeros(2)
+    for side in range(2):
+        k = 0 if side == 0 else n - 1
         if winch_state[k] < 0:
             continue
         end = 1.0 if k == 0 else -1.0  # the rope leaves the first point and arrives at the last
@@ -133,9 +191,50 @@ def rope_length(
         # the tangent point's turn about the axle in world terms: its angle on the drum plus the drum's turn
         turn = np.arctan2(arm[1], arm[0]) - tangent_angle[k] + drum_angle
         turn = (turn + np.pi) % (2.0 * np.pi) - np.pi
-        length += end * sense[k] * radius[k] * turn
-        paid_out += end * sense[k] * length_per_radian[k] * drum_angle
-    return X_in, X_out, span_length, wrap_angle, length, paid_out
+        end_arc[side] = end * sense[k] * radius[k] * turn
+        end_paid_out[side] = end * sense[k] * length_per_radian[k] * drum_angle
+    return X_in, X_out, span_length, wrap_angle, end_arc, end_paid_out
+
+
+@njit(cache=True)
+def tangent_point_rates(
+    C: FloatArray,
+    z: FloatArray,
+    radius: FloatArray,
+    X_in: FloatArray,
+    X_out: FloatArray,
+    v_C: FloatArray,
+    w: FloatArray,
+) -> FloatArray:
+    """(n-1, 2) the rates [rad/s] at which each span's tangent points run round their circles,
+    as angles about the axles measured in the circles' own (moving) frames: per span ``k``, its
+    exit point on circle ``k`` and its entry point on circle ``k + 1`` (0 on a circle of radius 0).
+    Each circle moves as a rigid body: centre velocity ``v_C`` (n, 3), spin ``w`` (n, 3); from
+    the tangency conditions ``g = 0`` (see ``span_sensitivity``), ``dg/dangle . rate = -dg/dt``.
+    A circle spinning about its axle under a fixed path has rate ``-spin`` at both its points."""
+    n = C.shape[0]
+    rates = np.zeros((n - 1, 2))
+    for k in range(n - 1):
+        a, b = k, k + 1
+        delta = X_in[b] - X_out[a]
+        rho_a = X_out[a] - C[a]
+        rho_b = X_in[b] - C[b]
+        relative = v_C[b] + np.cross(w[b], rho_b) - v_C[a] - np.cross(w[a], rho_a)
+        g_a = relative @ rho_a + w[a] @ np.cross(rho_a, delta)
+        g_b = relative @ rho_b + w[b] @ np.cross(rho_b, delta)
+        if radius[a] > 0.0 and radius[b] > 0.0:
+            t_a = np.cross(z[a], rho_a)  # r t_a: d X_a / d angle_a
+            t_b = np.cross(z[b], rho_b)
+            a11, a12 = delta @ t_a, t_b @ rho_a
+            a21, a22 = -(t_a @ rho_b), delta @ t_b
+            det = a11 * a22 - a12 * a21
+            rates[k, 0] = (-g_a * a22 + a12 * g_b) / det
+            rates[k, 1] = (-a11 * g_b + a21 * g_a) / det
+        elif radius[a] > 0.0:
+            rates[k, 0] = -g_a / (delta @ np.cross(z[a], rho_a))
+        elif radius[b] > 0.0:
+            rates[k, 1] = -g_b / (delta @ np.cross(z[b], rho_b))
+    return rates
 
 
 def path_polyline(

@@ -221,25 +221,45 @@ scene.forces.forEach((force, f) => {
 });
 
 // ---------------------------------------------------------------- ropes: polylines through tangent points and arcs, coloured by tension
+// Each point of a rope's polyline is coloured by the tension there (the span's, graded over a pulley's arc
+// from the entry span's to the exit span's); its pulleys and winches are drawn as rims with a spoke that turns with them.
+const slackColor = new THREE.Color(0x2b6cb0);
+const tautColor = new THREE.Color(0xd64541);
 const ropes = (data.ropes || []).map((rope) => {
   const geometry = new THREE.BufferGeometry();
   geometry.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * rope.point_count), 3));
-  const line = new THREE.Line(geometry, new THREE.LineBasicMaterial({ color: 0x2b6cb0 }));
+  geometry.setAttribute("color", new THREE.BufferAttribute(new Float32Array(3 * rope.point_count), 3));
+  const line = new THREE.Line(geometry, new THREE.LineBasicMaterial({ vertexColors: true }));
   line.frustumCulled = false;
   world.add(line);
   layers.forces.push(line);
-  return { line, count: rope.point_count, points: decode(rope.points, Float32Array), tension: decode(rope.tension, Float32Array), largest: rope.largest };
+  const rimGeometry = new THREE.BufferGeometry();
+  rimGeometry.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * rope.rim_count), 3));
+  const rims = new THREE.LineSegments(rimGeometry, new THREE.LineBasicMaterial({ color: 0x4a5568 }));
+  rims.frustumCulled = false;
+  world.add(rims);
+  layers.forces.push(rims);
+  return {
+    line, rims, count: rope.point_count, rimCount: rope.rim_count, points: decode(rope.points, Float32Array),
+    tension: decode(rope.tension, Float32Array), largest: rope.largest, rimPoints: decode(rope.rims, Float32Array),
+  };
 });
-const slackColor = new THREE.Color(0x2b6cb0);
-const tautColor = new THREE.Color(0xd64541);
 
 function showRopes(frame) {
+  const color = new THREE.Color();
   for (const rope of ropes) {
     const attribute = rope.line.geometry.getAttribute("position");
     attribute.array.set(rope.points.subarray(3 * rope.count * frame, 3 * rope.count * (frame + 1)));
     attribute.needsUpdate = true;
-    const share = rope.largest > 0 ? rope.tension[frame] / rope.largest : 0;
-    rope.line.material.color.copy(slackColor).lerp(tautColor, share);
+    const colors = rope.line.geometry.getAttribute("color");
+    for (let k = 0; k < rope.count; k++) {
+      const share = rope.largest > 0 ? rope.tension[rope.count * frame + k] / rope.largest : 0;
+      color.copy(slackColor).lerp(tautColor, share).toArray(colors.array, 3 * k);
+    }
+    colors.needsUpdate = true;
+    const rims = rope.rims.geometry.getAttribute("position");
+    rims.array.set(rope.rimPoints.subarray(3 * rope.rimCount * frame, 3 * rope.rimCount * (frame + 1)));
+    rims.needsUpdate = true;
   }
 }
 
@@ -933,7 +953,11 @@ window.multibodyViewer = {
   markerNames: scene.markers.map((marker) => marker.name),
   markerWorldPosition: (m) => markerPoint(m, new THREE.Vector3()).toArray(), // where marker m is drawn now [m]
   ropePoints: (r) => Array.from(ropes[r].line.geometry.getAttribute("position").array), // the drawn polyline, flat x y z
-  ropeColor: (r) => ropes[r].line.material.color.getHexString(),
+  ropeColor: (r, k = 0) => { // the colour drawn at point k of rope r's polyline
+    const colors = ropes[r].line.geometry.getAttribute("color").array;
+    return new THREE.Color(colors[3 * k], colors[3 * k + 1], colors[3 * k + 2]).getHexString();
+  },
+  ropeRims: (r) => Array.from(ropes[r].rims.geometry.getAttribute("position").array), // rims and spokes, flat x y z
   render: () => renderer.render(world, camera),
   flexibleBodies: flexibles.map((body) => body.flex.name),
   setDeformationScale,

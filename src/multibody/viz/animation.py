@@ -222,18 +222,23 @@ def _flexible_drawing(results: Results, scene: dict[str, Any], body_index: int) 
 
 
 def _rope_drawing(results: Results, scene: dict[str, Any], rope: dict[str, Any]) -> dict[str, Any]:
-    """One rope for the page: its polyline per frame (T, k, 3) and tension (T,) as float32 base64."""
+    """One rope for the page, float32 base64: its polyline per frame (T, k, 3), the tension at each
+    of its points (T, k) [N] (``RopeHistory.polyline_tension``) and its pulleys' and winches' rims
+    with a spoke turning with them, as line segments per frame (T, q, 3) (``RopeHistory.rims``)."""
     from multibody.results.rope import rope_history
 
     history = rope_history(results, rope["name"], rope, scene["markers"])
     polyline = history.polyline()
+    rims = history.rims().reshape(len(results), -1, 3)
     return {
         "name": rope["name"],
         "point_count": polyline.shape[1],
         "diameter": rope["diameter"],
         "points": _base64(polyline, np.float32),
-        "tension": _base64(history.tension, np.float32),
-        "largest": float(np.max(history.tension, initial=0.0)),
+        "tension": _base64(history.polyline_tension(), np.float32),
+        "largest": float(np.max(history.span_tension, initial=0.0)),
+        "rim_count": rims.shape[1],
+        "rims": _base64(rims, np.float32),
     }
 
 

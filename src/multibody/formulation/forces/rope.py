@@ -5,10 +5,12 @@ Per rope, at every evaluation: the wrapped path at the current marker frames
 (``multibody.spatial.wrapping.wrapped_path``), its length ``L`` (free spans, arcs on pulleys, the
 arc on each winch from its initial tangent point), the paid-out length ``p`` from the winch
 states (drum rotation about its axle since t = 0), the stretch ``L - L0 - p``, its rate from the
-velocities of the tangent points as points of their bodies, and the tension. Each span's row
-carries ``T`` along the span at its start's tangent point (with the couple of that offset from
-the start marker's origin); the end marker's body takes the reaction, which is ``-T`` along the
-span at its own tangent point.
+bodies' motion (``multibody.spatial.wrapping.span_sensitivity``: exact with fleet angles), and
+the tension. Each span's row carries ``T e`` at its start's tangent point with the couple of that
+offset from the start marker's origin and ``-T m_a rho_a x delta`` (``e``, ``m_a``: the span's
+sensitivity; ``e = u``, ``m = 0`` for a span in its pulleys' planes); the end marker's body takes
+the reaction, which is ``-T e`` at its own tangent point and ``-T m_b rho_b x delta``, so that
+the loads are ``-T dL/dq`` exactly.
 
 A winch's state is its drum angle, unwrapped: its rate is the drum's spin about its axle plus
 ``wrap(measured - angle) / WINCH_TRACKING_TIME``, where ``measured`` is the angle of the drum
@@ -20,7 +22,19 @@ in statics and quasi-statics, where the spin is zero. The path length takes the 
 counted): a lag of the state behind the drum would change both alike and leave the stretch as it
 is (exactly so without a groove pitch).
 
-Energy: ``1/2 EA stretch^2 / (L0 + p)`` while taut; the damper's power is dissipated; the strain
+With pulleys with friction (``Pulley.friction``) the rope is in segments, each with its own length
+``L_j`` (a boundary pulley's arc split at its middle), rest length ``l_j`` (a state, the winches'
+paid-out length added at the ends) and tension; a span's loads are its segment's tension times
+its sensitivity. At a boundary pulley the rest length flows from the entry segment to the exit
+one at ``(slip - r s angle_rate_mid) / (1 + mean strain)``: ``angle_rate_mid`` is the rate of the
+arc's middle in the pulley's frame (``tangent_point_rates``; minus the spin under a fixed path),
+``slip`` the capstan law's sliding speed (``slip_velocity``, on the elastic tensions), and with
+the mean of the two segments' strains the strain energy moved with the rest length equals the
+work ``(T_out - T_in) r`` of the loads on the pulley, so that only the sliding dissipates
+(``slip (T_out - T_in)``). The damper acts on each segment's material rate of stretch (its
+length's rate with the rope stuck to the pulleys, plus the rope sliding out of it).
+
+Energy: ``1/2 EA stretch^2 / (L0 + p)`` per segment while taut; the damper's power is dissipated; the strain
 energy of the rope reeled onto (or paid off) a drum, ``-1/2 EA (stretch / (L0 + p))^2 p'``, is
 booked as input power, so that the balance closes with the free rest length changing.
 """
@@ -43,7 +57,7 @@ from multibody.formulation.forces.family import (
 from multibody.model.forces.base import ForceElement
 from multibody.model.forces.rope import WINCH, Rope, RopeSpan
 from multibody.spatial.rotations import FloatArray
-from multibody.spatial.wrapping import rope_length
+from multibody.spatial.wrapping import rope_length, span_sensitivity, tangent_point_rates
 
 WINCH_TRACKING_TIME = 0.01
 """[s] time constant with which a winch state follows the measured drum angle (exact along a motion)"""
@@ -71,8 +85,15 @@ class Ropes:
     """(np,) a winch's initial tangent angle in its marker's x-y plane [rad]"""
     reference_axis: FloatArray
     """(np, 3) a winch marker's x-axis in world in the input configuration"""
+    friction: FloatArray
+    """(np,) a pulley's belt friction coefficient (inf: no slip; 0: frictionless)"""
+    slip_speed: FloatArray
+    """(np,) [m/s]"""
     rest_length: FloatArray
-    """(nr,) [m]"""
+    """(nr,) [m] (ropes in one segment)"""
+    segment_state: IntArray
+    """(nr,) where the rest length of a rope's first segment sits in ``x``, the others following
+    (-1: a rope in one segment, its rest length constant)"""
     axial_stiffness: FloatArray
     damping: FloatArray
 
@@ -81,10 +102,9 @@ def build_ropes(members: Sequence[tuple[int, ForceElement]], context: GroupConte
     """The ropes of ``members`` (their spans come along as members too)."""
     span_row = {id(element): k for k, element in members if isinstance(element, RopeSpan)}
     ropes = [(k, element) for k, element in members if isinstance(element, Rope)]
-    columns: dict[str, list] = {
-        key: [] for key in ("marker", "radius", "sense", "span", "state", "per_radian", "angle", "reference")
-    }
-    route_start, rest_length = [0], []
+    keys = ("marker", "radius", "sense", "span", "state", "per_radian", "angle", "reference", "friction", "slip")
+    columns: dict[str, list] = {key: [] for key in keys}
+    route_start, rest_length, segment_state = [0], [], []
     for _, rope in ropes:
         reeving = rope.reeving()
         states = context.states(rope)
@@ -98,8 +118,11 @@ def build_ropes(members: Sequence[tuple[int, ForceElement]], context: GroupConte
         columns["per_radian"] += list(reeving.length_per_radian)
         columns["angle"] += list(reeving.tangent_angle)
         columns["reference"] += list(reeving.reference_axis)
+        columns["friction"] += list(reeving.friction)
+        columns["slip"] += list(reeving.slip_speed)
         route_start.append(route_start[-1] + n)
         rest_length.append(reeving.rest_length)
+        segment_state.append(next(winches) if rope.has_friction else -1)
     return Ropes(
         element=np.array([k for k, _ in ropes], dtype=np.int64),
         route_start=np.array(route_start, dtype=np.int64),
@@ -111,10 +134,25 @@ def build_ropes(members: Sequence[tuple[int, ForceElement]], context: GroupConte
         length_per_radian=np.array(columns["per_radian"], dtype=float),
         tangent_angle=np.array(columns["angle"], dtype=float),
         reference_axis=np.array(columns["reference"], dtype=float).reshape(-1, 3),
+        friction=np.array(columns["friction"], dtype=float),
+        slip_speed=np.array(columns["slip"], dtype=float),
         rest_length=np.array(rest_length, dtype=float),
+        segment_state=np.array(segment_state, dtype=np.int64),
         axial_stiffness=np.array([rope.axial_stiffness for _, rope in ropes], dtype=float),
         damping=np.array([rope.damping for _, rope in ropes], dtype=float),
     )
+
+
+@njit(cache=True)
+def slip_velocity(tension_in: float, tension_out: float, friction: float, wrap: float, slip_speed: float) -> float:
+    """[m/s] the rope's velocity relative to the sheave in its direction of travel (capstan law,
+    regularized; see ``Pulley``): 0 while ``T_high / T_low <= exp(mu theta)``, towards the higher
+    tension beyond; 0 without slip (``friction`` inf)."""
+    if np.isinf(friction) or tension_in + tension_out <= 0.0:
+        return 0.0
+    grip = np.exp(friction * wrap)
+    excess = max(0.0, tension_out - grip * tension_in) - max(0.0, tension_in - grip * tension_out)
+    return slip_speed * excess / (tension_in + tension_out)
 
 
 @njit(cache=True)
@@ -135,28 +173,33 @@ def _rope_loads(
         element,
         route_start,
         marker,
-        radius,
-        sense,
+        radius_all,
+        sense_all,
         span_element,
         winch_state,
         length_per_radian,
         tangent_angle,
         reference_axis,
+        friction_all,
+        slip_speed,
         rest_length,
+        segment_state,
         axial_stiffness,
         damping,
     ) = ropes
     potential = dissipated = input_power = 0.0
     for r in range(element.shape[0]):
         first, last = route_start[r], route_start[r + 1]
+        n = last - first
         markers = marker[first:last]
         states = winch_state[first:last]
-        X_in, X_out, span_length, _, length, paid_out = rope_length(
-            p_M, R_WM, markers, radius[first:last], sense[first:last], states,
-            length_per_radian[first:last], tangent_angle[first:last], x,
-        )  # fmt: skip
-        paid_out_rate = 0.0
-        for k in (0, last - first - 1):
+        radius, sense, friction = radius_all[first:last], sense_all[first:last], friction_all[first:last]
+        X_in, X_out, spans, wraps, end_arc, end_paid_out = rope_length(
+            p_M, R_WM, markers, radius, sense, states, length_per_radian[first:last], tangent_angle[first:last], x
+        )
+        paid_out_rate = np.zeros(2)
+        for side in range(2):
+            k = 0 if side == 0 else n - 1
             if states[k] >= 0:
                 R = R_WM[markers[k]]
                 axle, x_axis = np.ascontiguousarray(R[:, 2]), np.ascontiguousarray(R[:, 0])
@@ -166,33 +209,82 @@ def _rope_loads(
                 rate = w_M[markers[k]] @ axle + lag / WINCH_TRACKING_TIME
                 state_rate[states[k]] = rate
                 end = 1.0 if k == 0 else -1.0
-                paid_out_rate += end * sense[first + k] * length_per_radian[first + k] * rate
-        free_rest_length = rest_length[r] + paid_out
-        stretch = length - rest_length[r] - paid_out
-        stretch_rate = 0.0  # the tangent points' velocities as points of their bodies give (L - p)'
-        directions = np.zeros((last - first - 1, 3))
-        for k in range(last - first - 1):
+                paid_out_rate[side] = end * sense[k] * length_per_radian[first + k] * rate
+        C = p_M[markers]
+        z = np.empty((n, 3))
+        for k in range(n):
+            z[k] = R_WM[markers[k]][:, 2]
+        directions, multiplier = span_sensitivity(C, z, radius, sense, X_in, X_out)
+        # segments between pulleys with friction: lengths, rates of stretch (material stuck to the sheaves)
+        segment = np.zeros(n - 1, dtype=np.int64)
+        for k in range(1, n - 1):
+            segment[k] = segment[k - 1] + (1 if friction[k] > 0.0 else 0)
+        count = segment[n - 2] + 1
+        length = np.zeros(count)
+        rate = np.zeros(count)
+        couple_out = np.zeros((n - 1, 3))
+        for k in range(n - 1):
             i, j = markers[k], markers[k + 1]
-            u = (X_in[k + 1] - X_out[k]) / span_length[k]
-            directions[k] = u
+            delta = X_in[k + 1] - X_out[k]
+            couple_out[k] = multiplier[k, 0] * np.cross(X_out[k] - C[k], delta)
+            couple_in = multiplier[k, 1] * np.cross(X_in[k + 1] - C[k + 1], delta)
             v_i = v_M[i] + np.cross(w_M[i], X_out[k] - p_M[i])
             v_j = v_M[j] + np.cross(w_M[j], X_in[k + 1] - p_M[j])
-            stretch_rate += u @ (v_j - v_i)
-        elastic = axial_stiffness[r] * stretch / free_rest_length
-        tension = 0.0
-        if stretch > 0.0:
-            tension = max(0.0, elastic + damping[r] * stretch_rate)
-            potential += 0.5 * elastic * stretch
-            dissipated += (tension - elastic) * stretch_rate
-            input_power -= 0.5 * elastic * stretch / free_rest_length * paid_out_rate
-        value[element[r]] = tension
-        for k in range(last - first - 1):
+            rate[segment[k]] += directions[k] @ (v_j - v_i) + w_M[i] @ couple_out[k] + w_M[j] @ couple_in
+            length[segment[k]] += spans[k]
+        for k in range(1, n - 1):
+            arc = radius[k] * wraps[k]
+            if friction[k] > 0.0:
+                length[segment[k - 1]] += 0.5 * arc
+                length[segment[k]] += 0.5 * arc
+            else:
+                length[segment[k]] += arc
+        length[0] += end_arc[0]
+        length[count - 1] += end_arc[1]
+        rest = np.full(count, rest_length[r])
+        if segment_state[r] >= 0:
+            rest = x[segment_state[r] : segment_state[r] + count].copy()
+        rest[0] += end_paid_out[0]
+        rest[count - 1] += end_paid_out[1]
+        EA = axial_stiffness[r]
+        elastic = np.zeros(count)
+        for s in range(count):
+            if length[s] > rest[s]:
+                elastic[s] = EA * (length[s] - rest[s]) / rest[s]
+                potential += 0.5 * elastic[s] * (length[s] - rest[s])
+        # the strain energy of the rope reeled onto (or paid off) a drum
+        input_power -= 0.5 * elastic[0] ** 2 / EA * paid_out_rate[0]
+        input_power -= 0.5 * elastic[count - 1] ** 2 / EA * paid_out_rate[1]
+        material_rate = rate.copy()  # the rope's rate of stretch, less its sliding out of the segment
+        if count > 1:  # material flow over the pulleys with friction
+            angle_rate = tangent_point_rates(C, z, radius, X_in, X_out, v_M[markers], w_M[markers])
+            for k in range(1, n - 1):
+                if friction[k] <= 0.0:
+                    continue
+                s_in, s_out = segment[k - 1], segment[k]
+                slip = slip_velocity(elastic[s_in], elastic[s_out], friction[k], wraps[k], slip_speed[first + k])
+                middle_rate = 0.5 * (angle_rate[k - 1, 1] + angle_rate[k, 0])
+                mean_strain = 0.5 * (elastic[s_in] + elastic[s_out]) / EA
+                flow = (slip - radius[k] * sense[k] * middle_rate) / (1.0 + mean_strain)
+                state_rate[segment_state[r] + s_in] -= flow
+                state_rate[segment_state[r] + s_out] += flow
+                material_rate[s_in] += slip
+                material_rate[s_out] -= slip
+                dissipated += slip * (elastic[s_out] - elastic[s_in])
+        tension = np.zeros(count)
+        for s in range(count):
+            if elastic[s] > 0.0:
+                tension[s] = max(0.0, elastic[s] + damping[r] * material_rate[s])
+            # the loads' power is -T times the rate with the material stuck to the sheaves
+            dissipated += (tension[s] - elastic[s]) * rate[s]
+        value[element[r]] = tension.max()
+        for k in range(n - 1):
             row = span_element[first + k]
             i = markers[k]
-            F = tension * directions[k]
+            F = tension[segment[k]] * directions[k]
             force[row] = F
-            torque[row] = np.cross(X_out[k] - p_M[i], F)
-            value[row] = tension
+            torque[row] = np.cross(X_out[k] - p_M[i], F) - tension[segment[k]] * couple_out[k]
+            value[row] = tension[segment[k]]
     return potential, dissipated, input_power
 
 
@@ -215,7 +307,10 @@ def rope_loads(group: Ropes, inputs: LoadInputs, out: LoadOutputs) -> None:
             group.length_per_radian,
             group.tangent_angle,
             group.reference_axis,
+            group.friction,
+            group.slip_speed,
             group.rest_length,
+            group.segment_state,
             group.axial_stiffness,
             group.damping,
         ),

@@ -8,20 +8,34 @@ rope, travelling from the first end to the last, goes counterclockwise about the
 there in the input configuration (the rope bends round the pulley) and a winch's is +1.
 
 ``kind="massless"`` (the only kind available yet) is a massless path: the exact tangent lines
-between the wrap circles and the arcs on them (``multibody.spatial.wrapping``), one tension ``T``
-all along (frictionless, no slip), an axial spring-damper law, tension only. Each free span acts
-on its two ends' bodies at its tangent points; a winch reels rope in or pays it out as its drum
-turns. The rope adds one force element per free span, named ``<rope>_span<k>`` (k = 1, 2 ...),
-whose value is the tension too.
+between the wrap circles and the arcs on them (``multibody.spatial.wrapping``), an axial
+spring-damper law, tension only. Each free span acts on its two ends' bodies at its tangent
+points; a winch reels rope in or pays it out as its drum turns. The rope adds one force element
+per free span, named ``<rope>_span<k>`` (k = 1, 2 ...), whose value is the span's tension; the
+rope's own value is the largest tension along it.
+
+Over frictionless pulleys (the default) the tension is one all along. Pulleys with belt friction
+or without slip (``Pulley(..., friction=mu | "no_slip")``) cut the rope into segments, each with
+its own tension and its rest length a first-order state of the rope (after the winches' drum
+angles; a pulley's arc is split between its two segments at its middle). Stuck to such a
+pulley, the rope's material moves with its rim: the pulley's spin pays rope from one segment to
+the other (rest length ``r spin dt / (1 + mean strain)``) and the span loads give it the torque
+``(T_out - T_in) r``; beyond the capstan limit the rope slides (regularized, see ``Pulley``)
+and the friction's work is booked as dissipated. The energy balance is exact with the rope's
+strain energy ``1/2 EA (L_j - l_j)^2 / l_j`` per segment: the mean strain in the flow is what
+makes the transfer of rest length between segments cost exactly the pulley's work. Statics
+keeps the segments' rest lengths (the rope as it was laid, stuck); beyond the capstan limit it
+has no equilibrium.
 
 Pulleys may be tilted: the rope touches each in its plane (the tangent points of a span between
 two circles in different planes are found by a fixed-point iteration, see
-``multibody.spatial.wrapping``). Where a span leaves a pulley's plane (a fleet angle b) it still
-pulls along itself at the tangent point, the groove taking the side force, but the wrapped length
-is then not stationary in the tangent point: the loads are the gradient of the length, and the
-energy balance exact, only for spans in their pulleys' planes, with an error of order b^2
-otherwise. The massless path exerts no torque on a pulley about its axle (one tension, no
-bearing friction), so a pulley's spin is free; a winch takes ``T r`` (with a groove pitch the
+``multibody.spatial.wrapping``). Where a span leaves a pulley's plane (a fleet angle b) the
+wrapped length is not stationary in the tangent point, so a span's loads are not just ``T u`` at
+its tangent points: they are the exact gradient ``T dL/dq`` of the path length
+(``multibody.spatial.wrapping.span_sensitivity``: a correction of order ``T b^2`` in force and
+couple, the groove taking the side force), and the energy balance is exact whatever the fleet
+angles. Over a frictionless pulley the massless path exerts no torque about its axle (one
+tension, no bearing friction), so its spin is free; a winch takes ``T r`` (with a groove pitch the
 stored length per radian is the helix's, the torque still ``T r``: a relative difference of
 ``(p / 2 pi r)^2 / 2``).
 """
@@ -32,6 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from multibody.model.body import Ground
 from multibody.model.element import Element, ModelError
@@ -56,11 +71,29 @@ class Pulley:
     """A sheave the rope runs over: the marker's z-axis is the axle, its origin the centre,
     ``radius`` [m] the pitch radius of the rope's centre line. The marker's body turns with the
     pulley (a body with a revolute joint, a free block); a marker on ground is a fixed guide
-    (the massless rope does not turn its pulleys: their bearings are frictionless)."""
+    (with friction: a fixed drum the rope slides over).
+
+    ``friction`` between rope and sheave: ``None`` (default, also 0) a frictionless groove, the
+    rope's tension the same on both sides and the sheave's spin free; a belt friction coefficient
+    ``mu`` > 0 (capstan law: the rope sticks to the sheave while the tensions on its two sides
+    stay within ``T_high / T_low <= exp(mu theta)`` for the wrap angle ``theta``, and slides
+    towards the higher tension beyond); or ``"no_slip"`` (stuck whatever the tensions). With
+    friction the sheave's spin pays rope from one side to the other and takes the torque
+    ``(T_out - T_in) r``. ``slip_speed`` [m/s] regularizes sliding: the rope slides at
+    ``slip_speed * excess / (T_in + T_out)``, the excess being by how much the higher tension
+    exceeds ``exp(mu theta)`` times the lower (so at a sliding speed ``v`` the tension ratio
+    exceeds ``exp(mu theta)`` by a relative ``(1 + exp(-mu theta)) v / slip_speed``)."""
 
     kind = "pulley"
 
-    def __init__(self, name: str, marker: Marker, radius: float) -> None:
+    def __init__(
+        self,
+        name: str,
+        marker: Marker,
+        radius: float,
+        friction: float | str | None = None,
+        slip_speed: float = 1.0,
+    ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise ModelError(f"{self.kind} name must be a non-empty string, got {name!r}")
         self.name = name
@@ -68,9 +101,27 @@ class Pulley:
             raise ModelError(f"{self.describe()}: marker must be a Marker (from body.add_marker), got {marker!r}")
         self.marker = marker
         self.radius = _positive(self.describe(), "radius", radius, "m")
+        self.friction = _friction(self.describe(), friction)
+        self.slip_speed = _positive(self.describe(), "slip_speed", slip_speed, "m/s")
 
     def describe(self) -> str:
         return f"{self.kind} '{self.name}'"
+
+
+def _friction(owner: str, friction: float | str | None) -> float | None:
+    """``None`` (frictionless), a coefficient > 0, or ``inf`` for ``"no_slip"``."""
+    if friction is None:
+        return None
+    if isinstance(friction, str):
+        if friction != "no_slip":
+            raise ModelError(f"{owner}: friction must be None, a coefficient mu > 0 or 'no_slip', got {friction!r}")
+        return float("inf")
+    mu = float(friction)
+    if not np.isfinite(mu) or mu < 0.0:
+        raise ModelError(
+            f"{owner}: friction must be None, a coefficient mu >= 0 or 'no_slip' (not inf), got {friction!r}"
+        )
+    return mu or None
 
 
 class Winch(Pulley):
@@ -120,6 +171,13 @@ class Reeving:
     """(n, 3) a winch marker's x-axis in world in the input configuration (zero at other points)"""
     rest_length: float
     path_length: float
+    friction: FloatArray
+    """(n,) a pulley's belt friction coefficient (inf: no slip; 0: frictionless, and at the ends)"""
+    slip_speed: FloatArray
+    """(n,) [m/s] (see ``Pulley``)"""
+    segment_rest_length: FloatArray
+    """(s,) [m] the rest length of each segment of the rope between pulleys with friction (one
+    segment without), a pulley with friction split between its two segments at its arc's middle"""
 
 
 class Rope(ForceElement):
@@ -182,11 +240,24 @@ class Rope(ForceElement):
         self.points, self.given_sense = self._route(route)
         self.i_marker = None
         self.j_marker = None
-        self.initial_states = np.zeros(sum(isinstance(p, Winch) for p in self.points))
         self.parts = tuple(
             RopeSpan(f"{name}_span{k + 1}", self, k, self._marker(a), self._marker(b))
             for k, (a, b) in enumerate(zip(self.points[:-1], self.points[1:]))
         )
+
+    @property
+    def initial_states(self) -> FloatArray:  # type: ignore[override]
+        """Each winch's drum angle [rad] (0), then, with pulleys with friction on the route, the
+        rest length [m] of each segment between them (``Reeving.segment_rest_length``)."""
+        winches = np.zeros(sum(isinstance(p, Winch) for p in self.points))
+        if not self.has_friction:
+            return winches
+        return np.concatenate([winches, self.reeving().segment_rest_length])
+
+    @property
+    def has_friction(self) -> bool:
+        """Whether a pulley of the route has friction (the rope is then in segments)."""
+        return any(getattr(p, "friction", None) is not None for p in self.points)
 
     @staticmethod
     def _marker(point: Marker | Pulley) -> Marker:
@@ -284,6 +355,8 @@ class Rope(ForceElement):
                 tangent_angle[k] = np.arctan2(arm[1], arm[0])
                 reference_axis[k] = R_WM[:, 0]
         path_length = float(spans.sum() + radius @ wraps)
+        friction = np.array([getattr(p, "friction", None) or 0.0 for p in self.points])
+        segment_length = segment_lengths(spans, radius * wraps, friction > 0.0)
         if self.length is not None:
             if self.length > path_length * (1.0 + SLACK_TOLERANCE):
                 raise ModelError(
@@ -294,6 +367,7 @@ class Rope(ForceElement):
             rest_length = self.length
         else:
             rest_length = path_length / (1.0 + self.pretension / self.axial_stiffness)
+        segment_rest_length = segment_length * (rest_length / path_length)  # one initial strain all along
         per_radian = np.array([p.length_per_radian if isinstance(p, Winch) else 0.0 for p in self.points])
         return Reeving(
             markers=markers,
@@ -306,15 +380,20 @@ class Rope(ForceElement):
             reference_axis=reference_axis,
             rest_length=float(rest_length),
             path_length=path_length,
+            friction=friction,
+            slip_speed=np.array([getattr(p, "slip_speed", 0.0) if isinstance(p, Pulley) else 0.0 for p in self.points]),
+            segment_rest_length=segment_rest_length,
         )
 
     @property
     def drawing(self) -> dict[str, object]:
         """What the animation and ``Results.rope`` need: the route (marker full names, kinds,
-        radii, senses, stored length per radian, winch tangent angles), rest length [m], diameter [m]."""
+        radii, senses, stored length per radian, winch tangent angles, friction: 0, mu or
+        "no_slip"), rest length [m] (of a rope in one segment), diameter [m], EA [N]."""
         reeving = self.reeving()
         return {
             "diameter": self.diameter,
+            "axial_stiffness": self.axial_stiffness,
             "rest_length": reeving.rest_length,
             "route": [
                 {
@@ -325,8 +404,9 @@ class Rope(ForceElement):
                     "sense": float(sense),
                     "length_per_radian": float(per_radian),
                     "tangent_angle": float(angle),
+                    "friction": "no_slip" if np.isinf(friction) else float(friction),
                 }
-                for name, marker, kind, radius, sense, per_radian, angle in zip(
+                for name, marker, kind, radius, sense, per_radian, angle, friction in zip(
                     reeving.names,
                     reeving.markers,
                     reeving.kind,
@@ -334,6 +414,7 @@ class Rope(ForceElement):
                     reeving.sense,
                     reeving.length_per_radian,
                     reeving.tangent_angle,
+                    reeving.friction,
                 )
             ],
         }
@@ -351,6 +432,22 @@ class RopeSpan(ForceElement):
         self.index = index
         self.i_marker = i_marker
         self.j_marker = j_marker
+
+
+def segment_lengths(spans: FloatArray, arcs: FloatArray, boundary: NDArray[np.bool_]) -> FloatArray:
+    """(s,) [m] the lengths of a rope's segments between the route points where ``boundary``
+    (n,) holds (pulleys with friction), from its ``spans`` (n - 1,) and the arcs (n,) on its
+    points; a boundary's arc is split between its two segments."""
+    segment = np.concatenate([[0], np.cumsum(boundary[1:-1])])  # the segment of each span
+    lengths = np.zeros(segment[-1] + 1)
+    np.add.at(lengths, segment, spans)
+    for k in range(1, len(arcs) - 1):
+        if boundary[k]:
+            lengths[segment[k - 1]] += arcs[k] / 2
+            lengths[segment[k]] += arcs[k] / 2
+        else:
+            lengths[segment[k]] += arcs[k]
+    return lengths
 
 
 def _input_pose(marker: Marker) -> tuple[FloatArray, FloatArray]:
