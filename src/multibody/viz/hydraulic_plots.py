@@ -5,13 +5,12 @@ L/min, power in kW, the spool position normalized [-] and the piston's extension
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from multibody.results import HydraulicsHistory, Results
-from multibody.viz.plots import panel_figure
+from multibody.viz.plots import curve_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -50,19 +49,7 @@ def plot_hydraulics(
             "power cannot be recomputed; plot res.hydraulics(name).pressures instead"
         )
     panels = _panels(histories)
-    figure, axes = panel_figure(len(panels))
-    for ax, (label, curves) in zip(axes, panels):
-        for legend, values in curves:
-            ax.plot(results.time, values, label=legend)
-        ax.set_ylabel(label)
-        ax.set_xlabel("time [s]")
-        ax.grid(True, alpha=0.4)
-        if len(curves) > 1:
-            ax.legend(loc="best", fontsize="small")
-    figure.suptitle(title or f"{results.layout.model_name}: hydraulics")
-    if path is not None:
-        figure.savefig(Path(path), dpi=110)
-    return figure
+    return curve_figure(results.time, panels, title or f"{results.layout.model_name}: hydraulics", path)
 
 
 def _panels(histories: list[HydraulicsHistory]) -> list[tuple[str, list[tuple[str, np.ndarray]]]]:

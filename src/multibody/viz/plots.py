@@ -108,6 +108,29 @@ def panel_figure(count: int) -> tuple[Figure, list[Axes]]:
     return figure, list(axes)
 
 
+def curve_figure(
+    time: np.ndarray,
+    panels: list[tuple[str, list[tuple[str, np.ndarray]]]],
+    title: str,
+    path: str | os.PathLike[str] | None,
+) -> Figure:
+    """A ``panel_figure`` of ``panels`` (axis label with unit, [(legend, values (T,))]) over ``time``
+    (T,) [s], titled ``title``, saved to ``path`` when given (format from its suffix)."""
+    figure, axes = panel_figure(len(panels))
+    for ax, (label, curves) in zip(axes, panels):
+        for legend, values in curves:
+            ax.plot(time, values, label=legend)
+        ax.set_ylabel(label)
+        ax.set_xlabel("time [s]")
+        ax.grid(True, alpha=0.4)
+        if len(curves) > 1:
+            ax.legend(loc="best", fontsize="small")
+    figure.suptitle(title)
+    if path is not None:
+        figure.savefig(Path(path), dpi=110)
+    return figure
+
+
 def panels_of(results: Results, spec: str, force_types: dict[str, str]) -> list[Panel]:
     """The panels one ``plot`` argument makes (see the module docstring)."""
     kind = element_kind(results, spec)

@@ -6,13 +6,12 @@ massless path)."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from multibody.results import Results
-from multibody.viz.plots import panel_figure
+from multibody.viz.plots import curve_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -36,19 +35,7 @@ def plot_rope(
     results = results if isinstance(results, Results) else Results.load(results)
     history = results.rope(rope)
     panels = rope_panels(history)
-    figure, axes = panel_figure(len(panels))
-    for ax, (label, curves) in zip(axes, panels):
-        for legend, values in curves:
-            ax.plot(results.time, values, label=legend)
-        ax.set_ylabel(label)
-        ax.set_xlabel("time [s]")
-        ax.grid(True, alpha=0.4)
-        if len(curves) > 1:
-            ax.legend(loc="best", fontsize="small")
-    figure.suptitle(title or f"{results.layout.model_name}: rope '{rope}'")
-    if path is not None:
-        figure.savefig(Path(path), dpi=110)
-    return figure
+    return curve_figure(results.time, panels, title or f"{results.layout.model_name}: rope '{rope}'", path)
 
 
 def rope_panels(history: RopeHistory) -> list[tuple[str, list[tuple[str, np.ndarray]]]]:
