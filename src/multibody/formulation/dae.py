@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from multibody.formulation import constraints, dae_kernel
+from multibody.formulation import constraints, dae_kernel, forces
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.iteration_matrix import coupled_iteration_matrix
@@ -76,6 +76,8 @@ class MechanicalDAE:
         self.nq, self.nv, self.m = system.n_positions, system.n_velocities, len(formulation.rows)
         self.nx = system.n_states
         self._jacobians: tuple | None = None
+        self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
+        """``(element_wrench, state_rate)`` of a model without force elements"""
 
     def split(self, y: FloatArray) -> DAEVariables:
         """``(q, v, x, dissipated, input_work)`` of ``y``."""
@@ -134,12 +136,24 @@ class MechanicalDAE:
                 form.coupling_jacobians(q, v, x, t, lam),
             )
         K, C, coupling = self._jacobians
-        state = form.evaluate(q, v, t, x, lam)
+        stabilized = self.form == "SI2"
+        f, f_dot = constraints.driver_values(form.rows, t, 1)
+        arguments = (form.kernel_system, form.rows.kernel_arrays, f, f_dot)
+        pattern = form.assembler.pattern
+        # Rigid bodies with dense matrices and no state coupling: the matrices from one compiled call,
+        # and (without force elements) no evaluation in Python, the iterations evaluating themselves.
+        compiled = not form.sparse and system.modal is None and coupling is None
+        state = form.evaluate(q, v, t, x, lam) if not compiled or form.has_loads else None
         try:
-            iteration_matrix = Factorization(
-                coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
-            )
-            gram = Factorization(state.G @ state.G.T) if self.form == "SI2" and self.m else None
+            if compiled:
+                matrix, gram_matrix = dae_kernel.dense_iteration_matrices(q, v, *arguments, pattern, K, C, c, stabilized)
+                iteration_matrix = Factorization(matrix)
+                gram = Factorization(gram_matrix) if stabilized and self.m else None
+            else:
+                iteration_matrix = Factorization(
+                    coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
+                )
+                gram = Factorization(state.G @ state.G.T) if stabilized and self.m else None
         except SingularMatrixError as error:
             singular = f"singular iteration matrix ({error})"
             return Correction(predicted, z_guess, False, 0, np.inf, lambda: f"{singular}: {self.diagnose(q, v, t)}")
@@ -147,11 +161,7 @@ class MechanicalDAE:
         monitor = ConvergenceMonitor(
             tolerance, self.max_iterations, roundoff=roundoff_norm(predicted[: self.nq + nv + nx], increment_weights)
         )
-        stabilized = self.form == "SI2"
         base_parts = (base_q, base_v, base_x)
-        f, f_dot = constraints.driver_values(form.rows, t, 1)
-        arguments = (form.kernel_system, form.rows.kernel_arrays, f, f_dot)
-        pattern = form.assembler.pattern
         dense = iteration_matrix.dense_factors
         if dense is not None:
             gram_factors = gram.dense_factors if gram is not None else (np.zeros((0, 0)), np.zeros(0, np.int32))
@@ -160,7 +170,7 @@ class MechanicalDAE:
         while verdict is Verdict.CONTINUE:
             if monitor.iterations > 0 and (form.has_loads or system.modal is not None):
                 state = form.evaluate(q, v, t, x, lam)
-            loads = (state.element_wrench, state.state_rate)
+            loads = (state.element_wrench, state.state_rate) if state is not None else self._no_loads
             if system.modal is not None:
                 norm, nu = self._modal_iteration(
                     state, q, v, x, lam, mu, base_parts, c, iteration_matrix, gram, weights
@@ -184,7 +194,8 @@ class MechanicalDAE:
         iteration, norm = monitor.iterations, monitor.norm
         if not converged:
             return Correction(predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t))
-        energy, work = np.array([base_energy, base_work]) + c * form.quadrature_rates(state.loads, nu, lam)
+        rates = form.quadrature_rates(state.loads if state is not None else forces.NO_LOADS, nu, lam)
+        energy, work = base_energy + c * rates[0], base_work + c * rates[1]
         return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
 
     def _modal_iteration(

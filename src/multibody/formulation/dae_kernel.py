@@ -215,3 +215,50 @@ def dense_iteration(
     mu_increment = lu_solve(gram_lu, gram_pivots, gram_rhs) if stabilized else gram_rhs
     norm = close_iteration(q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, weights)
     return norm, nu
+
+
+@njit(cache=True)
+def dense_iteration_matrices(
+    q: np.ndarray,
+    v: np.ndarray,
+    system: tuple,
+    rows: tuple,
+    f: np.ndarray,
+    f_dot: np.ndarray,
+    pattern: tuple,
+    stiffness: np.ndarray,
+    damping: np.ndarray,
+    c: float,
+    stabilized: bool,
+) -> tuple:
+    """The dense iteration matrix ``[[M - c C - c^2 K, G^T], [G, 0]]`` at ``(q, v)`` and, for SI2
+    (``stabilized``), ``G G^T`` ((0, 0) otherwise), with ``G`` from one compiled evaluation (the
+    model's rigid bodies, no state coupling: ``coupled_iteration_matrix`` of the same equations);
+    ``stiffness`` ``K`` and ``damping`` ``C`` are (nv, nv)."""
+    marker_body, marker_position, marker_orientation, mass, inertia, gravity, mass_blocks = system
+    keep, row, column = pattern
+    values = evaluate_rigid(
+        q, v, marker_body, marker_position, marker_orientation, rows, f, f_dot, mass, inertia, gravity
+    )[13]
+    entries = values.reshape(-1)[keep]
+    nv, m = v.size, rows[0].size
+    width = rigid.VELOCITY_WIDTH
+    matrix = np.empty((nv + m, nv + m))
+    for i in range(nv):
+        for j in range(nv):
+            matrix[i, j] = -c * damping[i, j] - c * c * stiffness[i, j]
+    for b in range(mass_blocks.shape[0]):
+        for i in range(width):
+            for j in range(width):
+                matrix[width * b + i, width * b + j] += mass_blocks[b, i, j]
+    matrix[:nv, nv:] = 0.0
+    matrix[nv:, :] = 0.0
+    G = np.zeros((m, nv))
+    for k in range(entries.size):
+        G[row[k], column[k]] += entries[k]
+    for r in range(m):
+        for i in range(nv):
+            matrix[nv + r, i] = G[r, i]
+            matrix[i, nv + r] = G[r, i]
+    gram = G @ G.T if stabilized else np.zeros((0, 0))
+    return matrix, gram

@@ -191,10 +191,18 @@ class BDF:
         """Solution interpolated at ``t`` within the last step ``[t_old, t]``: (n,) or (len(t), n)."""
         order = self.order_of_last_step
         h = self.t - self.t_old
+        differences = self._last_differences
+        if np.ndim(t) == 0:  # one instant (an output frame): the Newton form, term by term
+            t = float(t)
+            value = differences[0].copy()
+            product = 1.0
+            for j in range(order):
+                product *= (t - (self.t - h * j)) / (h * (1.0 + j))
+                value += product * differences[j + 1]
+            return value
         shift = self.t - h * np.arange(order)
         denominator = h * (1.0 + np.arange(order))
-        times = np.atleast_1d(np.asarray(t, dtype=float))
+        times = np.asarray(t, dtype=float)
         x = (times[:, None] - shift) / denominator
         products = np.cumprod(x, axis=1)
-        values = self._last_differences[0] + products @ self._last_differences[1:]
-        return values[0] if np.ndim(t) == 0 else values
+        return differences[0] + products @ differences[1:]
