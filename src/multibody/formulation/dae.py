@@ -99,6 +99,8 @@ class MechanicalDAE:
 
     def step_limit(self, t: float, y: FloatArray) -> float:
         """``CartesianFormulation.step_limit`` at ``y``."""
+        if not self.formulation.limits_steps:
+            return np.inf
         q, v, x, _, _ = self.split(y)
         return self.formulation.step_limit(q, v, t, x)
 
