@@ -148,7 +148,9 @@ class MechanicalDAE:
         state = form.evaluate(q, v, t, x, lam) if not compiled or form.has_loads else None
         try:
             if compiled:
-                matrix, gram_matrix = dae_kernel.dense_iteration_matrices(q, v, *arguments, pattern, K, C, c, stabilized)
+                matrix, gram_matrix = dae_kernel.dense_iteration_matrices(
+                    q, v, *arguments, pattern, K, C, c * c, c, stabilized
+                )
                 iteration_matrix = Factorization(matrix)
                 gram = Factorization(gram_matrix) if stabilized and self.m else None
             else:
