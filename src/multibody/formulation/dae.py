@@ -36,7 +36,7 @@ import numpy as np
 from multibody.formulation import constraints, dae_kernel, forces
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
-from multibody.formulation.iteration_matrix import coupled_iteration_matrix
+from multibody.formulation.iteration_matrix import SparseIterationPattern, coupled_iteration_matrix
 from multibody.solve.integrators.base import Correction, FloatArray
 from multibody.solve.linear import (
     Factorization,
@@ -76,6 +76,8 @@ class MechanicalDAE:
         self.nq, self.nv, self.m = system.n_positions, system.n_velocities, len(formulation.rows)
         self.nx = system.n_states
         self._jacobians: tuple | None = None
+        self._pattern: tuple | None = None
+        """``(K, SparseIterationPattern)`` of sparse models, remade when ``K`` and ``C`` are"""
         self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
         """``(element_wrench, state_rate)`` of a model without force elements"""
 
@@ -144,10 +146,15 @@ class MechanicalDAE:
         pattern = form.assembler.pattern
         # Rigid bodies with dense matrices and no state coupling: the matrices from one compiled call,
         # and (without force elements) no evaluation in Python, the iterations evaluating themselves.
-        compiled = not form.sparse and system.modal is None and coupling is None
+        compiled = system.modal is None and coupling is None
         state = form.evaluate(q, v, t, x, lam) if not compiled or form.has_loads else None
         try:
-            if compiled:
+            if compiled and form.sparse:
+                sparse = self._sparse_pattern()
+                entries = dae_kernel.constraint_entries(q, v, *arguments, pattern)
+                iteration_matrix = Factorization(sparse.iteration_matrix(K, C, c * c, c, entries))
+                gram = Factorization(sparse.gram(entries)) if stabilized and self.m else None
+            elif compiled:
                 matrix, gram_matrix = dae_kernel.dense_iteration_matrices(
                     q, v, *arguments, pattern, K, C, c * c, c, stabilized
                 )
@@ -201,6 +208,15 @@ class MechanicalDAE:
         rates = form.quadrature_rates(state.loads if state is not None else forces.NO_LOADS, nu, lam)
         energy, work = base_energy + c * rates[0], base_work + c * rates[1]
         return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
+
+    def _sparse_pattern(self) -> SparseIterationPattern:
+        """The fixed sparse pattern of the iteration matrices for the current ``K``, ``C``."""
+        K, C, _ = self._jacobians
+        if self._pattern is None or self._pattern[0] is not K:
+            form = self.formulation
+            _, row, column = form.assembler.pattern
+            self._pattern = (K, SparseIterationPattern(form.mass_matrix, K, C, self.m, row, column))
+        return self._pattern[1]
 
     def _modal_iteration(
         self,

@@ -352,3 +352,15 @@ def velocity_rhs(
     return evaluate_rigid(
         q, v, marker_body, marker_position, marker_orientation, rows, f, f_dot, mass, inertia, gravity
     )[11]
+
+
+@njit(cache=True)
+def constraint_entries(
+    q: np.ndarray, v: np.ndarray, system: tuple, rows: tuple, f: np.ndarray, f_dot: np.ndarray, pattern: tuple
+) -> np.ndarray:
+    """The entries of ``G`` at ``q`` (at the pattern ``(keep, row, column)``; one compiled evaluation)."""
+    marker_body, marker_position, marker_orientation, mass, inertia, gravity, _ = system
+    values = evaluate_rigid(
+        q, v, marker_body, marker_position, marker_orientation, rows, f, f_dot, mass, inertia, gravity
+    )[13]
+    return values.reshape(-1)[pattern[0]]
