@@ -65,7 +65,11 @@ def saddle_point_matrix(A: Matrix, G: Matrix) -> Matrix:
     """``[[A, G^T], [G, 0]]``, sparse if either block is."""
     if isinstance(A, np.ndarray) and isinstance(G, np.ndarray):
         return _dense_saddle_point_matrix(A, G)
-    return sp.bmat([[sp.csr_matrix(A), sp.csr_matrix(G).T], [sp.csr_matrix(G), None]], format="csc")
+    A, G = sp.coo_matrix(A), sp.coo_matrix(G)
+    n, m = A.shape[0], G.shape[0]
+    rows = np.concatenate([A.row, G.col, n + G.row])
+    columns = np.concatenate([A.col, n + G.row, G.col])
+    return sp.csc_matrix((np.concatenate([A.data, G.data, G.data]), (rows, columns)), shape=(n + m, n + m))
 
 
 @njit(cache=True)
