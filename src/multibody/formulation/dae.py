@@ -125,10 +125,10 @@ class MechanicalDAE:
     ) -> Correction:
         form = self.formulation
         system = form.system
-        nv, nx = self.nv, self.nx
-        base_q, base_v, base_x, base_energy, base_work = self.split(base)
-        q_predicted, v, x, _, _ = self.split(predicted)
-        v, x = v.copy(), x.copy()
+        nq, nv, nx = self.nq, self.nv, self.nx
+        base_q, base_v, base_x = base[:nq], base[nq : nq + nv], base[nq + nv : nq + nv + nx]
+        q_predicted = predicted[:nq]
+        v, x = predicted[nq : nq + nv].copy(), predicted[nq + nv : nq + nv + nx].copy()
         # Start from positions consistent with the predicted velocities, so that Newton's first
         # increment (which assumes dq = c N dv) is not polluted by a predictor mismatch in q.
         q = base_q + c * kinematics.position_rate(system, q_predicted, v)
@@ -206,7 +206,7 @@ class MechanicalDAE:
         if not converged:
             return Correction(predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t))
         rates = form.quadrature_rates(state.loads if state is not None else forces.NO_LOADS, nu, lam)
-        energy, work = base_energy + c * rates[0], base_work + c * rates[1]
+        energy, work = base[-2] + c * rates[0], base[-1] + c * rates[1]
         return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
 
     def _sparse_pattern(self) -> SparseIterationPattern:

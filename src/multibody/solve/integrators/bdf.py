@@ -29,6 +29,9 @@ from multibody.solve.integrators.base import (
 )
 
 
+EPS = float(np.finfo(float).eps)
+
+
 @njit(cache=True)
 def weighted_max_norm(scale: float, x: FloatArray, weights: FloatArray) -> float:
     """``max_norm(scale * x * weights)`` in one pass (once per step: NumPy's temporaries cost more
@@ -42,14 +45,17 @@ def weighted_max_norm(scale: float, x: FloatArray, weights: FloatArray) -> float
     return largest
 
 
+@njit(cache=True)
 def _difference_rescaling(order: int, factor: float) -> FloatArray:
-    """Matrix ``R`` that maps backward differences for step ``h`` to step ``factor * h``."""
-    i = np.arange(1, order + 1)[:, None]
-    j = np.arange(1, order + 1)
-    M = np.zeros((order + 1, order + 1))
-    M[1:, 1:] = (i - 1 - factor * j) / i
-    M[0] = 1.0
-    return np.cumprod(M, axis=0)
+    """Matrix ``R`` that maps backward differences for step ``h`` to step ``factor * h``: the
+    cumulative products down the columns of ``M`` (``M[0] = 1``, ``M[i, j] = (i - 1 - factor j) / i``)."""
+    R = np.empty((order + 1, order + 1))
+    R[0] = 1.0
+    for i in range(1, order + 1):
+        R[i, 0] = 0.0
+        for j in range(1, order + 1):
+            R[i, j] = R[i - 1, j] * ((i - 1 - factor * j) / i)
+    return R
 
 
 class BDF:
@@ -115,7 +121,7 @@ class BDF:
     def step(self) -> None:
         """Advance one accepted step (``t_old`` -> ``t``); raises ``IntegrationError``."""
         t, order = self.t, self.order
-        min_step = 10.0 * np.finfo(float).eps * max(abs(t), 1.0)
+        min_step = 10.0 * EPS * max(abs(t), 1.0)
         longest = min(self.max_step, self.problem.step_limit(t, self.y))
         if self.h > longest:
             self._rescale(max(longest, min_step) / self.h)
