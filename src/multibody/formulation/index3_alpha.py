@@ -193,9 +193,7 @@ class Index3Mechanics:
             state = form.evaluate(q, v, t, x, lam) if evaluates else None
             try:
                 if compiled:
-                    matrix, _ = dae_kernel.dense_iteration_matrices(
-                        q, v, *arguments, pattern, K, C, c_q, c_v, False
-                    )
+                    matrix, _ = dae_kernel.dense_iteration_matrices(q, v, *arguments, pattern, K, C, c_q, c_v, False)
                     iteration_matrix = Factorization(matrix)
                 else:
                     iteration_matrix = Factorization(
@@ -211,8 +209,17 @@ class Index3Mechanics:
                 if compiled:
                     loads = (state.element_wrench, state.state_rate) if evaluates else self._no_loads
                     norm = dae_kernel.alpha_dense_iteration(
-                        a, r, lam, kernel_base, c_q, c_v, *arguments, *loads, pattern,
-                        *iteration_matrix.dense_factors, weights,
+                        a,
+                        r,
+                        lam,
+                        kernel_base,
+                        c_q,
+                        c_v,
+                        *arguments,
+                        *loads,
+                        pattern,
+                        *iteration_matrix.dense_factors,
+                        weights,
                     )
                     q, v, x = dae_kernel.alpha_positions(kernel_base, c_q, c_v, a, r)
                     verdict = monitor.update(norm)

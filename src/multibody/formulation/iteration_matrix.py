@@ -59,7 +59,13 @@ class SparseIterationPattern:
     """
 
     def __init__(
-        self, mass_matrix: sp.spmatrix, K: sp.csr_matrix, C: sp.csr_matrix, m: int, g_row: np.ndarray, g_column: np.ndarray
+        self,
+        mass_matrix: sp.spmatrix,
+        K: sp.csr_matrix,
+        C: sp.csr_matrix,
+        m: int,
+        g_row: np.ndarray,
+        g_column: np.ndarray,
     ) -> None:
         nv = mass_matrix.shape[0]
         mass, stiffness, damping = mass_matrix.tocoo(), K.tocoo(), C.tocoo()  # entries in the order of K.data, C.data

@@ -92,7 +92,7 @@ def _pivot_range(lu: NDArray[np.float64]) -> tuple[float, float]:
     smallest, largest = np.inf, 0.0
     for i in range(lu.shape[0]):
         d = abs(lu[i, i])
-        if d != d:
+        if np.isnan(d):
             return np.nan, np.nan
         smallest, largest = min(smallest, d), max(largest, d)
     return smallest, largest

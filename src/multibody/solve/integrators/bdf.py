@@ -28,7 +28,6 @@ from multibody.solve.integrators.base import (
     max_norm,
 )
 
-
 EPS = float(np.finfo(float).eps)
 
 
@@ -39,7 +38,7 @@ def weighted_max_norm(scale: float, x: FloatArray, weights: FloatArray) -> float
     largest = 0.0
     for i in range(x.size):
         value = abs(scale * x[i] * weights[i])
-        if value != value:
+        if np.isnan(value):
             return np.nan
         largest = max(largest, value)
     return largest
