@@ -221,7 +221,8 @@ class Index3Mechanics:
                         *iteration_matrix.dense_factors,
                         weights,
                     )
-                    q, v, x = dae_kernel.alpha_positions(kernel_base, c_q, c_v, a, r)
+                    if evaluates:  # the loads of the next iteration are evaluated at the new iterate
+                        q, v, x = dae_kernel.alpha_positions(kernel_base, c_q, c_v, a, r)
                     verdict = monitor.update(norm)
                     continue
                 residual = state.mass_matrix @ a - state.generalized_force + state.G.T @ lam
@@ -238,6 +239,8 @@ class Index3Mechanics:
                 )
                 verdict = monitor.update(rms(increment))
             iterations += monitor.iterations
+            if compiled and not evaluates:
+                q, v, x = dae_kernel.alpha_positions(kernel_base, c_q, c_v, a, r)
             if verdict is Verdict.CONVERGED or not monitor.contracting:
                 break
         if verdict is not Verdict.CONVERGED:
@@ -247,7 +250,8 @@ class Index3Mechanics:
             state_rate, loads, nu = state.state_rate, state.loads, state.nu
         else:
             state_rate, loads = self._no_loads[1], forces.NO_LOADS
-            nu = dae_kernel.velocity_rhs(q, v, *arguments)
+            # only motions (driver rows) have a velocity right-hand side
+            nu = dae_kernel.velocity_rhs(q, v, *arguments) if form.rows.driver_rows else np.zeros(self.m)
         return AccelerationSolve(
             q,
             v,
