@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from multibody.formulation.cartesian import StateCoupling
 from multibody.solve.linear import Matrix, saddle_point_matrix
@@ -50,7 +51,7 @@ def coupled_iteration_matrix(
 class SparseIterationPattern:
     """Fixed CSC patterns of the sparse iteration matrix ``[[M - c_v C - c_q K, G^T], [G, 0]]`` and
     of ``G G^T`` (SI2) of rigid bodies without state coupling, refilled per step from the values
-    alone: one ``bincount`` each instead of assembling sparse matrices block by block.
+    alone: one compiled scatter each instead of assembling sparse matrices block by block.
 
     ``mass_matrix`` (nv, nv) sparse is constant; ``K`` and ``C`` share the pattern of
     ``CartesianFormulation.force_jacobians`` (fixed until they are refreshed: make a new pattern
@@ -96,7 +97,7 @@ class SparseIterationPattern:
 
     def gram(self, entries: np.ndarray) -> sp.csc_matrix:
         """``G G^T`` (CSC) from the entries of ``G``."""
-        return self._gram.matrix(entries[self._first] * entries[self._second])
+        return self._gram.matrix(_pair_products(entries, self._first, self._second))
 
 
 class _CSCPattern:
@@ -114,7 +115,35 @@ class _CSCPattern:
         """The matrix whose entries are ``values`` (one per position given at construction), exact
         zeros dropped (entries of ``K``, ``C`` and ``G`` that vanish, e.g. out of a plane of
         motion, would otherwise fill the sparse factors)."""
-        data = np.bincount(self._slot, weights=values, minlength=self._indices.size)
-        matrix = sp.csc_matrix((data, self._indices.copy(), self._indptr.copy()), shape=self._shape)
-        matrix.eliminate_zeros()
-        return matrix
+        return sp.csc_matrix(_compressed_columns(self._slot, values, self._indices, self._indptr), shape=self._shape)
+
+
+@njit(cache=True)
+def _pair_products(entries: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``entries[first] * entries[second]``."""
+    out = np.empty(first.size)
+    for k in range(first.size):
+        out[k] = entries[first[k]] * entries[second[k]]
+    return out
+
+
+@njit(cache=True)
+def _compressed_columns(slot: np.ndarray, values: np.ndarray, indices: np.ndarray, indptr: np.ndarray) -> tuple:
+    """``(data, indices, indptr)`` of the CSC matrix whose pattern is ``indices``, ``indptr`` and
+    whose entry ``slot[k]`` sums ``values[k]``, exact zeros dropped."""
+    summed = np.zeros(indices.size)
+    for k in range(slot.size):
+        summed[slot[k]] += values[k]
+    data = np.empty(indices.size)
+    kept = np.empty(indices.size, np.int32)
+    starts = np.empty(indptr.size, np.int32)
+    count = 0
+    starts[0] = 0
+    for column in range(indptr.size - 1):
+        for k in range(indptr[column], indptr[column + 1]):
+            if summed[k] != 0.0:
+                data[count] = summed[k]
+                kept[count] = indices[k]
+                count += 1
+        starts[column + 1] = count
+    return data[:count], kept[:count], starts
