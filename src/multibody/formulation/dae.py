@@ -24,7 +24,14 @@ there is one (``CartesianFormulation.coupling_jacobians``)::
 For SI2 the ``mu`` correction follows from ``G G^T dmu = Phi/c + G dv``. The matrices are
 factorized once per step; each iteration (evaluation, residual, solves, updates) is compiled in
 ``multibody.formulation.dae_kernel``, with the force elements' loads evaluated in Python at the
-iterate when the model has any.
+iterate when the model has any. For rigid bodies without state coupling the matrices themselves
+come from one compiled evaluation (``dae_kernel.dense_iteration_matrices``, or refilled in the
+fixed sparse pattern of ``iteration_matrix.SparseIterationPattern``), so that a model without
+force elements is never evaluated in Python during a step. (Keeping the factors across steps, as
+modified Newton in ADAMS and Exudyn does, was tried and dropped: with the iteration matrix of the
+previous step, at the same ``c``, Newton on the free slider-crank diverged on most steps; the
+saddle-point matrix of bodies with small axial inertias amplifies the change of ``G`` over one
+step far beyond its size.)
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ is three compiled parts around two linear solves::
 With dense factors the five run in one call (``dense_iteration``, which solves with LAPACK
 ``getrf`` factors by substitution); with sparse factors Python calls the parts around SuperLU.
 Either way an iteration costs a few calls from Python instead of some fifty NumPy operations.
+The dense iteration matrices come from one call too (``dense_iteration_matrices``, for BDF and the
+alpha methods alike), and so does an iteration of the alpha methods' index-3 step
+(``alpha_dense_iteration``, ``multibody.formulation.index3_alpha``).
 
 The loads of the force elements and the rates of the first-order states, which may come from
 Python laws, are inputs evaluated at the iterate (``element_wrench``, ``state_rate``). ``G`` is
