@@ -6,7 +6,8 @@ rad/s, 10 s free. Every run is measured against the example's ``reference_angle`
 1-DOF ODE from energy conservation, solved by scipy at rtol 1e-12).
 
 Printed: wall time of the integration, steps, crank-angle error at 10 s, for ours at the default
-``dynamics`` settings (SI2, rtol 1e-6) and at two tighter tolerances, and for Exudyn's
+``dynamics`` settings (SI2, rtol 1e-6), at two tighter tolerances and with each other method at
+its default tolerance (``dynamics.DEFAULT_RTOL``), and for Exudyn's
 RigidBody2D model with generalized-alpha at h = 1 ms (its fastest model of this mechanism) when
 exudyn is installed; ratios are ours / Exudyn (same run, same machine).
 
@@ -24,6 +25,7 @@ import numpy as np
 from exudyn_run import solve_generalized_alpha
 
 import multibody as mb
+from multibody.analysis.dynamics import DEFAULT_RTOL
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 from free_slider_crank import (  # the mechanism and its reference live in the example
@@ -45,10 +47,10 @@ EXUDYN_STEP = 1e-3
 """Exudyn's fixed step [s]."""
 
 
-def run_ours(rtol: float | None) -> tuple[float, int, float]:
-    """(wall time [s], steps, crank angle at T_END [rad]) at the default settings or ``rtol``."""
+def run_ours(options: dict[str, object]) -> tuple[float, int, float]:
+    """(wall time [s], steps, crank angle at T_END [rad]) at the default settings changed by
+    ``options`` (``dynamics`` keywords: method, rtol)."""
     system = build().compile()
-    options = {} if rtol is None else {"rtol": rtol}
     started = time.perf_counter()
     results = mb.dynamics(system, T_END, OUTPUT_STEP, **options)
     wall = time.perf_counter() - started
@@ -117,15 +119,19 @@ def main() -> None:
     args = parser.parse_args()
     reference = reference_angle(T_END)
     print(f"reference crank angle at {T_END:g} s: {reference:.9f} rad (reduced ODE, rtol 1e-12)")
-    cases: list[tuple[str, object]] = [
-        ("ours, defaults (SI2, rtol 1e-6)", None),
-        ("ours, rtol 1e-7", 1e-7),
-        ("ours, rtol 1e-8", 1e-8),
+    cases: list[tuple[str, dict[str, object]]] = [
+        ("ours, defaults (SI2, rtol 1e-6)", {}),
+        ("ours, rtol 1e-7", {"rtol": 1e-7}),
+        ("ours, rtol 1e-8", {"rtol": 1e-8}),
+    ] + [
+        (f"ours, {method} at its default rtol {DEFAULT_RTOL[method]:g}", {"method": method})
+        for method in ("I3", "HHT", "GALPHA")
     ]
     rows = []
-    run_ours(None)  # compile the kernels before timing
-    for label, rtol in cases:
-        runs = [run_ours(rtol) for _ in range(args.repeat)]
+    for _, options in cases[-3:]:  # compile the kernels of every method before timing
+        mb.dynamics(build().compile(), 0.05, OUTPUT_STEP, **options)
+    for label, options in cases:
+        runs = [run_ours(options) for _ in range(args.repeat)]
         rows.append((label, min(r[0] for r in runs), runs[0][1], abs(runs[0][2] - reference)))
     exudyn_wall = None
     if not args.no_exudyn:

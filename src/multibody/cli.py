@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-from multibody.analysis.dynamics import FORMULATIONS, dynamics
+from multibody.analysis.dynamics import FORMULATIONS, default_rtol, dynamics
 from multibody.analysis.errors import AnalysisError
 from multibody.analysis.inverse import inverse_dynamics
 from multibody.analysis.kinematics import kinematics
@@ -62,7 +62,12 @@ class AnalysisSettings:
     output_step: float = 0.01
     formulation: str = "cartesian"
     method: str | None = None
-    rtol: float = 1e-6
+    rtol: float | None = None
+    """None: the method's default (``dynamics.DEFAULT_RTOL``), set when the settings are made"""
+
+    def __post_init__(self) -> None:
+        if self.rtol is None and self.formulation in FORMULATIONS:
+            object.__setattr__(self, "rtol", default_rtol(self.dynamics_method))
 
     @property
     def dynamics_method(self) -> str:
@@ -337,7 +342,9 @@ def _parser() -> argparse.ArgumentParser:
         choices=tuple(dict.fromkeys(m for methods in FORMULATIONS.values() for m in methods)),
         help="cartesian: DAE form SI2 (default) or I3; kane: BDF (default), RK45, DOP853 or LSODA",
     )
-    run.add_argument("--rtol", type=_positive, metavar="R", help="relative tolerance for dynamics (default 1e-6)")
+    run.add_argument(
+        "--rtol", type=_positive, metavar="R", help="relative tolerance for dynamics (default: the method's; SI2 1e-6)"
+    )
     run.add_argument("-o", "--output", metavar="FILE", help="results file (default: MODEL's stem + .h5 here)")
     run.set_defaults(handler=_run)
 

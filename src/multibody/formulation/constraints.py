@@ -280,8 +280,7 @@ def acceleration_kernels(
 def driver_values(rows: ConstraintRows, t: float, order: int) -> tuple[FloatArray, ...]:
     """Prescribed value, rate (and acceleration when ``order`` is 2) of every driver row at time
     ``t`` [s] as (m,) arrays, zero for the other rows; each driver function is called once."""
-    m = len(rows)
-    values = tuple(np.zeros(m) for _ in range(order + 1))
+    values = tuple(np.zeros((order + 1, len(rows))))
     for r in rows.driver_rows:  # user functions of time: one Python call each
         function = rows.driver[r]
         values[0][r] = function.value(t)

@@ -24,7 +24,14 @@ there is one (``CartesianFormulation.coupling_jacobians``)::
 For SI2 the ``mu`` correction follows from ``G G^T dmu = Phi/c + G dv``. The matrices are
 factorized once per step; each iteration (evaluation, residual, solves, updates) is compiled in
 ``multibody.formulation.dae_kernel``, with the force elements' loads evaluated in Python at the
-iterate when the model has any.
+iterate when the model has any. For rigid bodies without state coupling the matrices themselves
+come from one compiled evaluation (``dae_kernel.dense_iteration_matrices``, or refilled in the
+fixed sparse pattern of ``iteration_matrix.SparseIterationPattern``), so that a model without
+force elements is never evaluated in Python during a step. (Keeping the factors across steps, as
+modified Newton in ADAMS and Exudyn does, was tried and dropped: with the iteration matrix of the
+previous step, at the same ``c``, Newton on the free slider-crank diverged on most steps; the
+saddle-point matrix of bodies with small axial inertias amplifies the change of ``G`` over one
+step far beyond its size.)
 """
 
 from __future__ import annotations
@@ -33,10 +40,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from multibody.formulation import constraints, dae_kernel
+from multibody.formulation import constraints, dae_kernel, forces
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
-from multibody.formulation.iteration_matrix import coupled_iteration_matrix
+from multibody.formulation.iteration_matrix import SparseIterationPattern, coupled_iteration_matrix
 from multibody.solve.integrators.base import Correction, FloatArray
 from multibody.solve.linear import (
     Factorization,
@@ -76,6 +83,10 @@ class MechanicalDAE:
         self.nq, self.nv, self.m = system.n_positions, system.n_velocities, len(formulation.rows)
         self.nx = system.n_states
         self._jacobians: tuple | None = None
+        self._pattern: tuple | None = None
+        """``(K, SparseIterationPattern)`` of sparse models, remade when ``K`` and ``C`` are"""
+        self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
+        """``(element_wrench, state_rate)`` of a model without force elements"""
 
     def split(self, y: FloatArray) -> DAEVariables:
         """``(q, v, x, dissipated, input_work)`` of ``y``."""
@@ -97,6 +108,8 @@ class MechanicalDAE:
 
     def step_limit(self, t: float, y: FloatArray) -> float:
         """``CartesianFormulation.step_limit`` at ``y``."""
+        if not self.formulation.limits_steps:
+            return np.inf
         q, v, x, _, _ = self.split(y)
         return self.formulation.step_limit(q, v, t, x)
 
@@ -119,10 +132,10 @@ class MechanicalDAE:
     ) -> Correction:
         form = self.formulation
         system = form.system
-        nv, nx = self.nv, self.nx
-        base_q, base_v, base_x, base_energy, base_work = self.split(base)
-        q_predicted, v, x, _, _ = self.split(predicted)
-        v, x = v.copy(), x.copy()
+        nq, nv, nx = self.nq, self.nv, self.nx
+        base_q, base_v, base_x = base[:nq], base[nq : nq + nv], base[nq + nv : nq + nv + nx]
+        q_predicted = predicted[:nq]
+        v, x = predicted[nq : nq + nv].copy(), predicted[nq + nv : nq + nv + nx].copy()
         # Start from positions consistent with the predicted velocities, so that Newton's first
         # increment (which assumes dq = c N dv) is not polluted by a predictor mismatch in q.
         q = base_q + c * kinematics.position_rate(system, q_predicted, v)
@@ -134,12 +147,31 @@ class MechanicalDAE:
                 form.coupling_jacobians(q, v, x, t, lam),
             )
         K, C, coupling = self._jacobians
-        state = form.evaluate(q, v, t, x, lam)
+        stabilized = self.form == "SI2"
+        f, f_dot = constraints.driver_values(form.rows, t, 1)
+        arguments = (form.kernel_system, form.rows.kernel_arrays, f, f_dot)
+        pattern = form.assembler.pattern
+        # Rigid bodies with dense matrices and no state coupling: the matrices from one compiled call,
+        # and (without force elements) no evaluation in Python, the iterations evaluating themselves.
+        compiled = system.rigid_only and coupling is None
+        state = form.evaluate(q, v, t, x, lam) if not compiled or form.has_loads else None
         try:
-            iteration_matrix = Factorization(
-                coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
-            )
-            gram = Factorization(state.G @ state.G.T) if self.form == "SI2" and self.m else None
+            if compiled and form.sparse:
+                sparse = self._sparse_pattern()
+                entries = dae_kernel.constraint_entries(q, v, *arguments, pattern)
+                iteration_matrix = Factorization(sparse.iteration_matrix(K, C, c * c, c, entries))
+                gram = Factorization(sparse.gram(entries)) if stabilized and self.m else None
+            elif compiled:
+                matrix, gram_matrix = dae_kernel.dense_iteration_matrices(
+                    q, v, *arguments, pattern, K, C, c * c, c, stabilized
+                )
+                iteration_matrix = Factorization(matrix)
+                gram = Factorization(gram_matrix) if stabilized and self.m else None
+            else:
+                iteration_matrix = Factorization(
+                    coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
+                )
+                gram = Factorization(state.G @ state.G.T) if stabilized and self.m else None
         except SingularMatrixError as error:
             singular = f"singular iteration matrix ({error})"
             return Correction(predicted, z_guess, False, 0, np.inf, lambda: f"{singular}: {self.diagnose(q, v, t)}")
@@ -147,11 +179,7 @@ class MechanicalDAE:
         monitor = ConvergenceMonitor(
             tolerance, self.max_iterations, roundoff=roundoff_norm(predicted[: self.nq + nv + nx], increment_weights)
         )
-        stabilized = self.form == "SI2"
         base_parts = (base_q, base_v, base_x)
-        f, f_dot = constraints.driver_values(form.rows, t, 1)
-        arguments = (form.kernel_system, form.rows.kernel_arrays, f, f_dot)
-        pattern = form.assembler.pattern
         dense = iteration_matrix.dense_factors
         if dense is not None:
             gram_factors = gram.dense_factors if gram is not None else (np.zeros((0, 0)), np.zeros(0, np.int32))
@@ -160,7 +188,7 @@ class MechanicalDAE:
         while verdict is Verdict.CONTINUE:
             if monitor.iterations > 0 and (form.has_loads or not system.rigid_only):
                 state = form.evaluate(q, v, t, x, lam)
-            loads = (state.element_wrench, state.state_rate)
+            loads = (state.element_wrench, state.state_rate) if state is not None else self._no_loads
             if not system.rigid_only:
                 norm, nu = self._modal_iteration(
                     state, q, v, x, lam, mu, base_parts, c, iteration_matrix, gram, weights
@@ -184,8 +212,18 @@ class MechanicalDAE:
         iteration, norm = monitor.iterations, monitor.norm
         if not converged:
             return Correction(predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t))
-        energy, work = np.array([base_energy, base_work]) + c * form.quadrature_rates(state.loads, nu, lam)
+        rates = form.quadrature_rates(state.loads if state is not None else forces.NO_LOADS, nu, lam)
+        energy, work = base[-2] + c * rates[0], base[-1] + c * rates[1]
         return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
+
+    def _sparse_pattern(self) -> SparseIterationPattern:
+        """The fixed sparse pattern of the iteration matrices for the current ``K``, ``C``."""
+        K, C, _ = self._jacobians
+        if self._pattern is None or self._pattern[0] is not K:
+            form = self.formulation
+            _, row, column = form.assembler.pattern
+            self._pattern = (K, SparseIterationPattern(form.mass_matrix, K, C, self.m, row, column))
+        return self._pattern[1]
 
     def _modal_iteration(
         self,

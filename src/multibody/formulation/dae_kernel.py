@@ -9,6 +9,9 @@ is three compiled parts around two linear solves::
 With dense factors the five run in one call (``dense_iteration``, which solves with LAPACK
 ``getrf`` factors by substitution); with sparse factors Python calls the parts around SuperLU.
 Either way an iteration costs a few calls from Python instead of some fifty NumPy operations.
+The dense iteration matrices come from one call too (``dense_iteration_matrices``, for BDF and the
+alpha methods alike), and so does an iteration of the alpha methods' index-3 step
+(``alpha_dense_iteration``, ``multibody.formulation.index3_alpha``).
 
 The loads of the force elements and the rates of the first-order states, which may come from
 Python laws, are inputs evaluated at the iterate (``element_wrench``, ``state_rate``). ``G`` is
@@ -215,3 +218,152 @@ def dense_iteration(
     mu_increment = lu_solve(gram_lu, gram_pivots, gram_rhs) if stabilized else gram_rhs
     norm = close_iteration(q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, weights)
     return norm, nu
+
+
+@njit(cache=True)
+def dense_iteration_matrices(
+    q: np.ndarray,
+    v: np.ndarray,
+    system: tuple,
+    rows: tuple,
+    f: np.ndarray,
+    f_dot: np.ndarray,
+    pattern: tuple,
+    stiffness: np.ndarray,
+    damping: np.ndarray,
+    c_position: float,
+    c_velocity: float,
+    stabilized: bool,
+) -> tuple:
+    """The dense iteration matrix ``[[M - c_v C - c_q K, G^T], [G, 0]]`` at ``(q, v)`` of a step
+    that moves positions by ``c_position`` and velocities by ``c_velocity`` times its unknowns
+    (BDF: ``c^2``, ``c``), and, for SI2 (``stabilized``), ``G G^T`` ((0, 0) otherwise), with ``G``
+    from one compiled evaluation (rigid bodies, no state coupling: ``coupled_iteration_matrix``
+    of the same equations); ``stiffness`` ``K`` and ``damping`` ``C`` are (nv, nv)."""
+    marker_body, marker_position, marker_orientation, mass, inertia, gravity, mass_blocks = system
+    keep, row, column = pattern
+    values = evaluate_rigid(
+        q, v, marker_body, marker_position, marker_orientation, rows, f, f_dot, mass, inertia, gravity
+    )[13]
+    entries = values.reshape(-1)[keep]
+    nv, m = v.size, rows[0].size
+    width = rigid.VELOCITY_WIDTH
+    matrix = np.empty((nv + m, nv + m))
+    for i in range(nv):
+        for j in range(nv):
+            matrix[i, j] = -c_velocity * damping[i, j] - c_position * stiffness[i, j]
+    for b in range(mass_blocks.shape[0]):
+        for i in range(width):
+            for j in range(width):
+                matrix[width * b + i, width * b + j] += mass_blocks[b, i, j]
+    matrix[:nv, nv:] = 0.0
+    matrix[nv:, :] = 0.0
+    G = np.zeros((m, nv))
+    for k in range(entries.size):
+        G[row[k], column[k]] += entries[k]
+    for r in range(m):
+        for i in range(nv):
+            matrix[nv + r, i] = G[r, i]
+            matrix[i, nv + r] = G[r, i]
+    gram = G @ G.T if stabilized else np.zeros((0, 0))
+    return matrix, gram
+
+
+@njit(cache=True)
+def alpha_positions(base: tuple, c_position: float, c_velocity: float, a: np.ndarray, r: np.ndarray) -> tuple:
+    """``(q, v, x)`` of an alpha-method step at the unknowns ``a`` (nv,) and ``r`` (nx,):
+    ``q = displace(base_q, displacement + c_q a)``, ``v = velocity + c_v a``, ``x = states + c_v r``;
+    ``base = (base_q, displacement, velocity, states)`` (``generalized_alpha.StepBase``)."""
+    base_q, displacement, velocity, states = base
+    return (
+        rigid.displaced_positions(base_q, displacement + c_position * a),
+        velocity + c_velocity * a,
+        states + c_velocity * r,
+    )
+
+
+@njit(cache=True)
+def alpha_dense_iteration(
+    a: np.ndarray,
+    r: np.ndarray,
+    lam: np.ndarray,
+    base: tuple,
+    c_position: float,
+    c_velocity: float,
+    system: tuple,
+    rows: tuple,
+    f: np.ndarray,
+    f_dot: np.ndarray,
+    element_wrench: np.ndarray,
+    state_rate: np.ndarray,
+    pattern: tuple,
+    lu: np.ndarray,
+    pivots: np.ndarray,
+    weights: tuple,
+) -> float:
+    """One Newton iteration of the index-3 alpha-method step (``index3_alpha.Index3Mechanics.solve``,
+    rigid bodies, dense factors ``lu``, ``pivots`` of its iteration matrix): evaluate at the iterate
+    of ``a``, ``r``, ``lam`` (``alpha_positions``), solve for ``(da, dr, dlam)`` from the residual
+    ``[-(M a - Q + G^T lam), F - r, -phi / c_q]`` and add them in place. ``element_wrench`` (nb, 6)
+    and ``state_rate`` (nx,) are the force elements' part of ``Q`` and ``F`` at the iterate;
+    ``weights`` those of positions, velocities and states. Returns the weighted rms of the
+    increment ``(c_q da, c_v da, c_v dr)``."""
+    marker_body, marker_position, marker_orientation, mass, inertia, gravity, mass_blocks = system
+    keep, row, column = pattern
+    position_weights, velocity_weights, state_weights = weights
+    q, v, _ = alpha_positions(base, c_position, c_velocity, a, r)
+    evaluated = evaluate_rigid(
+        q, v, marker_body, marker_position, marker_orientation, rows, f, f_dot, mass, inertia, gravity
+    )
+    phi, values, wrench = evaluated[10], evaluated[13], evaluated[14]
+    entries = values.reshape(-1)[keep]
+    nv, nx, m = a.size, r.size, lam.size
+    width = rigid.VELOCITY_WIDTH
+    rhs = np.empty(nv + nx + m)
+    constraint_force = _transpose_times(entries, row, column, lam, nv)
+    for b in range(mass_blocks.shape[0]):
+        for i in range(width):
+            inertia_force = 0.0
+            for j in range(width):
+                inertia_force += mass_blocks[b, i, j] * a[width * b + j]
+            k = width * b + i
+            rhs[k] = -(inertia_force - wrench[b, i] - element_wrench[b, i] + constraint_force[k])
+    for i in range(nx):
+        rhs[nv + i] = state_rate[i] - r[i]
+    for k in range(m):
+        rhs[nv + nx + k] = -phi[k] / c_position
+    solution = lu_solve(lu, pivots, rhs)
+    total = 0.0
+    for i in range(nv):
+        a[i] += solution[i]
+        total += (c_position * solution[i] * position_weights[i]) ** 2
+        total += (c_velocity * solution[i] * velocity_weights[i]) ** 2
+    for i in range(nx):
+        r[i] += solution[nv + i]
+        total += (c_velocity * solution[nv + i] * state_weights[i]) ** 2
+    for k in range(m):
+        lam[k] += solution[nv + nx + k]
+    return np.sqrt(total / max(2 * nv + nx, 1))
+
+
+@njit(cache=True)
+def velocity_rhs(
+    q: np.ndarray, v: np.ndarray, system: tuple, rows: tuple, f: np.ndarray, f_dot: np.ndarray
+) -> np.ndarray:
+    """``nu`` (m,) of the rows at ``(q, v)`` (one compiled evaluation)."""
+    marker_body, marker_position, marker_orientation, mass, inertia, gravity, _ = system
+    return evaluate_rigid(
+        q, v, marker_body, marker_position, marker_orientation, rows, f, f_dot, mass, inertia, gravity
+    )[11]
+
+
+@njit(cache=True)
+def constraint_entries(
+    q: np.ndarray, v: np.ndarray, system: tuple, rows: tuple, f: np.ndarray, f_dot: np.ndarray, pattern: tuple
+) -> np.ndarray:
+    """The entries of ``G`` at ``q`` (at the pattern ``(keep, row, column)``; one compiled evaluation)."""
+    marker_body, marker_position, marker_orientation, mass, inertia, gravity, _ = system
+    values = evaluate_rigid(
+        q, v, marker_body, marker_position, marker_orientation, rows, f, f_dot, mass, inertia, gravity
+    )[13]
+    return values.reshape(-1)[pattern[0]]

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from multibody.formulation import constraints, dae_kernel, forces
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.formulation.dae import MechanicalDAE
@@ -82,6 +83,8 @@ class Index3Mechanics:
         self.n_states = system.n_states
         self._jacobians: tuple | None = None
         self._diagnostics = MechanicalDAE(formulation, "I3")
+        self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
+        """``(element_wrench, state_rate)`` of a model without force elements"""
 
     # -- the state vector -----------------------------------------------------------------------
     def split(self, y: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -169,6 +172,11 @@ class Index3Mechanics:
             roundoff_norm(x, state_weights) if nx else 0.0,
         )
         iterations = 0
+        system = form.system
+        f, f_dot = constraints.driver_values(form.rows, t, 1)
+        arguments = (form.kernel_system, form.rows.kernel_arrays, f, f_dot)
+        pattern = form.assembler.pattern
+        kernel_base = (base.q, base.displacement, base.velocity, base.states)
         # Modified Newton; when it still contracts but too slowly to converge in time (a first
         # iterate far from the guess, at large steps), the matrix is rebuilt where it got to.
         for rebuild in range(self.max_rebuilds + 1):
@@ -178,18 +186,45 @@ class Index3Mechanics:
                     form.coupling_jacobians(q, v, x, t, lam),
                 )
             K, C, coupling = self._jacobians
-            state = form.evaluate(q, v, t, x, lam)
+            # Rigid bodies, dense, no state coupling: the matrix and each iteration compiled, and
+            # (without force elements) no evaluation in Python.
+            compiled = not form.sparse and system.rigid_only and coupling is None
+            evaluates = not compiled or form.has_loads
+            state = form.evaluate(q, v, t, x, lam) if evaluates else None
             try:
-                iteration_matrix = Factorization(
-                    coupled_iteration_matrix(state.mass_matrix - c_v * C - c_q * K, state.G, coupling, c_q, c_v)
-                )
+                if compiled:
+                    matrix, _ = dae_kernel.dense_iteration_matrices(q, v, *arguments, pattern, K, C, c_q, c_v, False)
+                    iteration_matrix = Factorization(matrix)
+                else:
+                    iteration_matrix = Factorization(
+                        coupled_iteration_matrix(state.mass_matrix - c_v * C - c_q * K, state.G, coupling, c_q, c_v)
+                    )
             except SingularMatrixError as error:
                 return self._failure(t, q, v, x, a, r, lam, iterations, np.inf, f"singular iteration matrix ({error})")
             monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=roundoff)
             verdict = Verdict.CONTINUE
             while verdict is Verdict.CONTINUE:
-                if monitor.iterations > 0:
+                if monitor.iterations > 0 and evaluates:
                     state = form.evaluate(q, v, t, x, lam)
+                if compiled:
+                    loads = (state.element_wrench, state.state_rate) if evaluates else self._no_loads
+                    norm = dae_kernel.alpha_dense_iteration(
+                        a,
+                        r,
+                        lam,
+                        kernel_base,
+                        c_q,
+                        c_v,
+                        *arguments,
+                        *loads,
+                        pattern,
+                        *iteration_matrix.dense_factors,
+                        weights,
+                    )
+                    if evaluates:  # the loads of the next iteration are evaluated at the new iterate
+                        q, v, x = dae_kernel.alpha_positions(kernel_base, c_q, c_v, a, r)
+                    verdict = monitor.update(norm)
+                    continue
                 residual = state.mass_matrix @ a - state.generalized_force + state.G.T @ lam
                 solution = iteration_matrix.solve(np.concatenate([-residual, state.state_rate - r, -state.phi / c_q]))
                 da, dr, dlam = solution[:nv], solution[nv : nv + nx], solution[nv + nx :]
@@ -204,19 +239,27 @@ class Index3Mechanics:
                 )
                 verdict = monitor.update(rms(increment))
             iterations += monitor.iterations
+            if compiled and not evaluates:
+                q, v, x = dae_kernel.alpha_positions(kernel_base, c_q, c_v, a, r)
             if verdict is Verdict.CONVERGED or not monitor.contracting:
                 break
         if verdict is not Verdict.CONVERGED:
             return self._failure(t, q, v, x, a, r, lam, iterations, monitor.norm, "")
-        state = form.evaluate(q, v, t, x, lam)
+        if evaluates:
+            state = form.evaluate(q, v, t, x, lam)
+            state_rate, loads, nu = state.state_rate, state.loads, state.nu
+        else:
+            state_rate, loads = self._no_loads[1], forces.NO_LOADS
+            # only motions (driver rows) have a velocity right-hand side
+            nu = dae_kernel.velocity_rhs(q, v, *arguments) if form.rows.driver_rows else np.zeros(self.m)
         return AccelerationSolve(
             q,
             v,
             x,
             a,
-            state.state_rate,
+            state_rate,
             lam,
-            self.formulation.quadrature_rates(state.loads, state.nu, lam),
+            self.formulation.quadrature_rates(loads, nu, lam),
             True,
             iterations,
             monitor.norm,

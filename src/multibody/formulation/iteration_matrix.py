@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from multibody.formulation.cartesian import StateCoupling
 from multibody.solve.linear import Matrix, saddle_point_matrix
@@ -45,3 +46,104 @@ def coupled_iteration_matrix(
     if sp.issparse(A):
         return sp.bmat([[sp.csr_matrix(block) for block in row] for row in blocks], format="csc")
     return np.block(blocks)
+
+
+class SparseIterationPattern:
+    """Fixed CSC patterns of the sparse iteration matrix ``[[M - c_v C - c_q K, G^T], [G, 0]]`` and
+    of ``G G^T`` (SI2) of rigid bodies without state coupling, refilled per step from the values
+    alone: one compiled scatter each instead of assembling sparse matrices block by block.
+
+    ``mass_matrix`` (nv, nv) sparse is constant; ``K`` and ``C`` share the pattern of
+    ``CartesianFormulation.force_jacobians`` (fixed until they are refreshed: make a new pattern
+    then); ``G``'s entries are the kernel values at ``(row, column)`` of
+    ``constraints.JacobianAssembler.pattern``.
+    """
+
+    def __init__(
+        self,
+        mass_matrix: sp.spmatrix,
+        K: sp.csr_matrix,
+        C: sp.csr_matrix,
+        m: int,
+        g_row: np.ndarray,
+        g_column: np.ndarray,
+    ) -> None:
+        nv = mass_matrix.shape[0]
+        mass, stiffness, damping = mass_matrix.tocoo(), K.tocoo(), C.tocoo()  # entries in the order of K.data, C.data
+        self._mass_values = mass.data
+        rows = np.concatenate([mass.row, stiffness.row, damping.row, nv + g_row, g_column])
+        columns = np.concatenate([mass.col, stiffness.col, damping.col, g_column, nv + g_row])
+        self._iteration = _CSCPattern(rows, columns, nv + m)
+        # G G^T: every pair of entries that share a column adds to (row of one, row of the other).
+        order = np.argsort(g_column, kind="stable")
+        starts = np.searchsorted(g_column[order], np.arange(nv + 1))
+        first, second = [], []
+        for column in range(nv):
+            here = order[starts[column] : starts[column + 1]]
+            first.append(np.repeat(here, here.size))
+            second.append(np.tile(here, here.size))
+        self._first = np.concatenate(first) if first else np.zeros(0, np.int64)
+        self._second = np.concatenate(second) if second else np.zeros(0, np.int64)
+        self._gram = _CSCPattern(g_row[self._first], g_row[self._second], m)
+
+    def iteration_matrix(
+        self, K: sp.csr_matrix, C: sp.csr_matrix, c_position: float, c_velocity: float, entries: np.ndarray
+    ) -> sp.csc_matrix:
+        """``[[M - c_v C - c_q K, G^T], [G, 0]]`` (CSC) for the ``K``, ``C`` this pattern was made
+        with and the entries of ``G``."""
+        return self._iteration.matrix(
+            np.concatenate([self._mass_values, -c_position * K.data, -c_velocity * C.data, entries, entries])
+        )
+
+    def gram(self, entries: np.ndarray) -> sp.csc_matrix:
+        """``G G^T`` (CSC) from the entries of ``G``."""
+        return self._gram.matrix(_pair_products(entries, self._first, self._second))
+
+
+class _CSCPattern:
+    """A square CSC pattern (n, n) fixed by the positions ``(rows, columns)`` of the values that
+    fill it (duplicates summed)."""
+
+    def __init__(self, rows: np.ndarray, columns: np.ndarray, n: int) -> None:
+        key = columns.astype(np.int64) * n + rows
+        unique, self._slot = np.unique(key, return_inverse=True)
+        self._indices = (unique % n).astype(np.int32)
+        self._indptr = np.searchsorted(unique // n, np.arange(n + 1)).astype(np.int32)
+        self._shape = (n, n)
+
+    def matrix(self, values: np.ndarray) -> sp.csc_matrix:
+        """The matrix whose entries are ``values`` (one per position given at construction), exact
+        zeros dropped (entries of ``K``, ``C`` and ``G`` that vanish, e.g. out of a plane of
+        motion, would otherwise fill the sparse factors)."""
+        return sp.csc_matrix(_compressed_columns(self._slot, values, self._indices, self._indptr), shape=self._shape)
+
+
+@njit(cache=True)
+def _pair_products(entries: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``entries[first] * entries[second]``."""
+    out = np.empty(first.size)
+    for k in range(first.size):
+        out[k] = entries[first[k]] * entries[second[k]]
+    return out
+
+
+@njit(cache=True)
+def _compressed_columns(slot: np.ndarray, values: np.ndarray, indices: np.ndarray, indptr: np.ndarray) -> tuple:
+    """``(data, indices, indptr)`` of the CSC matrix whose pattern is ``indices``, ``indptr`` and
+    whose entry ``slot[k]`` sums ``values[k]``, exact zeros dropped."""
+    summed = np.zeros(indices.size)
+    for k in range(slot.size):
+        summed[slot[k]] += values[k]
+    data = np.empty(indices.size)
+    kept = np.empty(indices.size, np.int32)
+    starts = np.empty(indptr.size, np.int32)
+    count = 0
+    starts[0] = 0
+    for column in range(indptr.size - 1):
+        for k in range(indptr[column], indptr[column + 1]):
+            if summed[k] != 0.0:
+                data[count] = summed[k]
+                kept[count] = indices[k]
+                count += 1
+        starts[column + 1] = count
+    return data[:count], kept[:count], starts

@@ -30,18 +30,18 @@ def reactions(
         return np.zeros((n_elements, 3)), np.zeros((n_elements, 3))
     if jacobian is None:
         _, jacobian, _ = position_level(system, rows, frames)
-    m = len(rows)
     return _row_wrenches(
         n_elements,
         rows.element,
-        system.marker_body[rows.i_marker],
-        system.marker_body[rows.j_marker],
-        frames.p_WM_W[rows.i_marker],
+        rows.i_marker,
+        rows.j_marker,
+        system.marker_body,
+        frames.p_WM_W,
         frames.p_WB_W,
-        np.ascontiguousarray(jacobian.g_vi[:m]),
-        np.ascontiguousarray(jacobian.g_wi[:m]),
-        np.ascontiguousarray(jacobian.g_vj[:m]),
-        np.ascontiguousarray(jacobian.g_wj[:m]),
+        np.ascontiguousarray(jacobian.g_vi),
+        np.ascontiguousarray(jacobian.g_wi),
+        np.ascontiguousarray(jacobian.g_vj),
+        np.ascontiguousarray(jacobian.g_wj),
         np.ascontiguousarray(lam, dtype=float),
     )
 
@@ -50,9 +50,10 @@ def reactions(
 def _row_wrenches(
     n_elements: int,
     element: np.ndarray,
-    body_i: np.ndarray,
-    body_j: np.ndarray,
-    p_I: np.ndarray,
+    i_marker: np.ndarray,
+    j_marker: np.ndarray,
+    marker_body: np.ndarray,
+    p_WM_W: np.ndarray,
     p_WB_W: np.ndarray,
     g_vi: np.ndarray,
     g_wi: np.ndarray,
@@ -60,16 +61,18 @@ def _row_wrenches(
     g_wj: np.ndarray,
     lam: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Sum every row's constraint wrench on its element's I marker (see ``reactions``)."""
+    """Sum every row's constraint wrench on its element's I marker (see ``reactions``); the
+    coefficient arrays may hold more rows than ``element`` (only the first are read)."""
     force = np.zeros((n_elements, 3))
     torque = np.zeros((n_elements, 3))
     for r in range(element.size):
-        if body_i[r] >= 0:
-            body, g_v, g_w, sign = body_i[r], g_vi[r], g_wi[r], 1.0
+        body_i, body_j = marker_body[i_marker[r]], marker_body[j_marker[r]]
+        if body_i >= 0:
+            body, g_v, g_w, sign = body_i, g_vi[r], g_wi[r], 1.0
         else:
-            body, g_v, g_w, sign = body_j[r], g_vj[r], g_wj[r], -1.0
+            body, g_v, g_w, sign = body_j, g_vj[r], g_wj[r], -1.0
         f = -sign * lam[r] * g_v
-        arm = p_I[r] - p_WB_W[body]
+        arm = p_WM_W[i_marker[r]] - p_WB_W[body]
         k = element[r]
         for n in range(3):
             force[k, n] += f[n]

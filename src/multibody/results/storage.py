@@ -167,14 +167,13 @@ class _FrameBuffer:
         """Check the frame's keys and shapes against the layout and store a copy."""
         if frame.keys() != self._frame_shapes.keys():
             self._layout.check_keys(frame.keys(), "frame keys")
-        values = {key: np.asarray(frame[key], dtype=np.float64) for key in self._frame_shapes}
         for key, frame_shape in self._frame_shapes.items():
-            if values[key].shape != frame_shape:
-                raise ValueError(f"frame[{key!r}] has shape {values[key].shape}; the layout needs {frame_shape}")
+            if np.shape(frame[key]) != frame_shape:
+                raise ValueError(f"frame[{key!r}] has shape {np.shape(frame[key])}; the layout needs {frame_shape}")
         if self._count == len(self._arrays["time"]):
             self._arrays = {key: np.concatenate([array, np.empty_like(array)]) for key, array in self._arrays.items()}
-        for key, value in values.items():
-            self._arrays[key][self._count] = value
+        for key, array in self._arrays.items():
+            array[self._count] = frame[key]
         self._count += 1
 
     def rows(self, start: int, stop: int) -> dict[str, FloatArray]:

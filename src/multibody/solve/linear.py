@@ -9,6 +9,7 @@ import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from numba import njit
 from numpy.typing import NDArray
 from scipy.sparse.csgraph import connected_components
 
@@ -41,8 +42,7 @@ class Factorization:
             lu, piv, _ = _getrf(matrix)
             # The pivots say it all: a non-finite entry of the matrix reaches them through the
             # elimination, and ``not (a > b)`` is also true when either is NaN.
-            diagonal = np.abs(lu.diagonal())
-            smallest, largest = diagonal.min(initial=np.inf), diagonal.max(initial=0.0)
+            smallest, largest = _pivot_range(lu)
             if not (smallest > 1e-14 * max(largest, 1e-300) and largest < np.inf):
                 raise SingularMatrixError("matrix is singular to working precision")
             self._lu = (lu, piv)
@@ -63,14 +63,39 @@ class Factorization:
 
 def saddle_point_matrix(A: Matrix, G: Matrix) -> Matrix:
     """``[[A, G^T], [G, 0]]``, sparse if either block is."""
-    if sp.issparse(A) or sp.issparse(G):
-        return sp.bmat([[sp.csr_matrix(A), sp.csr_matrix(G).T], [sp.csr_matrix(G), None]], format="csc")
+    if isinstance(A, np.ndarray) and isinstance(G, np.ndarray):
+        return _dense_saddle_point_matrix(A, G)
+    A, G = sp.coo_matrix(A), sp.coo_matrix(G)
+    n, m = A.shape[0], G.shape[0]
+    rows = np.concatenate([A.row, G.col, n + G.row])
+    columns = np.concatenate([A.col, n + G.row, G.col])
+    return sp.csc_matrix((np.concatenate([A.data, G.data, G.data]), (rows, columns)), shape=(n + m, n + m))
+
+
+@njit(cache=True)
+def _dense_saddle_point_matrix(A: NDArray[np.float64], G: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``saddle_point_matrix`` of dense blocks (one compiled call: the small matrices of most models
+    cost more in NumPy calls than in arithmetic)."""
     n, m = A.shape[0], G.shape[0]
     matrix = np.zeros((n + m, n + m))
     matrix[:n, :n] = A
-    matrix[:n, n:] = G.T
-    matrix[n:, :n] = G
+    for r in range(m):
+        for i in range(n):
+            matrix[i, n + r] = G[r, i]
+            matrix[n + r, i] = G[r, i]
     return matrix
+
+
+@njit(cache=True)
+def _pivot_range(lu: NDArray[np.float64]) -> tuple[float, float]:
+    """Smallest and largest magnitude on the diagonal of ``lu`` (NaN when any is NaN)."""
+    smallest, largest = np.inf, 0.0
+    for i in range(lu.shape[0]):
+        d = abs(lu[i, i])
+        if np.isnan(d):
+            return np.nan, np.nan
+        smallest, largest = min(smallest, d), max(largest, d)
+    return smallest, largest
 
 
 def to_dense(matrix: Matrix) -> NDArray[np.float64]:

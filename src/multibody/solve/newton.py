@@ -7,6 +7,7 @@ from enum import Enum
 import numpy as np
 import numpy.typing as npt
 
+EPS = float(np.finfo(float).eps)
 ROUNDOFF_ULPS = 10.0
 """Increments within this many units in the last place of the iterate are round-off."""
 STAGNATION_ULPS = 1000.0
@@ -24,7 +25,8 @@ def roundoff_norm(y: npt.NDArray[np.float64], weights: npt.NDArray[np.float64]) 
     with error weights ``weights`` (n,): ``rms(ROUNDOFF_ULPS * eps * |y| * weights)``. At tight
     tolerances (rtol near 1e-10) this exceeds a fraction of the Newton tolerance, and such
     increments say nothing about convergence."""
-    return float(np.sqrt(np.mean((ROUNDOFF_ULPS * np.finfo(float).eps * np.abs(y) * weights) ** 2)))
+    scaled = y * weights
+    return ROUNDOFF_ULPS * EPS * float(np.sqrt(np.dot(scaled, scaled) / scaled.size)) if scaled.size else 0.0
 
 
 class Verdict(Enum):

@@ -17,6 +17,7 @@ among the many that are not, and the default tolerance let a free slider-crank d
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from multibody.solve.integrators.base import (
     FloatArray,
@@ -27,15 +28,33 @@ from multibody.solve.integrators.base import (
     max_norm,
 )
 
+EPS = float(np.finfo(float).eps)
 
+
+@njit(cache=True)
+def weighted_max_norm(scale: float, x: FloatArray, weights: FloatArray) -> float:
+    """``max_norm(scale * x * weights)`` in one pass (once per step: NumPy's temporaries cost more
+    than the arithmetic for the vectors of most models); NaN when any product is NaN."""
+    largest = 0.0
+    for i in range(x.size):
+        value = abs(scale * x[i] * weights[i])
+        if np.isnan(value):
+            return np.nan
+        largest = max(largest, value)
+    return largest
+
+
+@njit(cache=True)
 def _difference_rescaling(order: int, factor: float) -> FloatArray:
-    """Matrix ``R`` that maps backward differences for step ``h`` to step ``factor * h``."""
-    i = np.arange(1, order + 1)[:, None]
-    j = np.arange(1, order + 1)
-    M = np.zeros((order + 1, order + 1))
-    M[1:, 1:] = (i - 1 - factor * j) / i
-    M[0] = 1.0
-    return np.cumprod(M, axis=0)
+    """Matrix ``R`` that maps backward differences for step ``h`` to step ``factor * h``: the
+    cumulative products down the columns of ``M`` (``M[0] = 1``, ``M[i, j] = (i - 1 - factor j) / i``)."""
+    R = np.empty((order + 1, order + 1))
+    R[0] = 1.0
+    for i in range(1, order + 1):
+        R[i, 0] = 0.0
+        for j in range(1, order + 1):
+            R[i, j] = R[i - 1, j] * ((i - 1 - factor * j) / i)
+    return R
 
 
 class BDF:
@@ -101,7 +120,7 @@ class BDF:
     def step(self) -> None:
         """Advance one accepted step (``t_old`` -> ``t``); raises ``IntegrationError``."""
         t, order = self.t, self.order
-        min_step = 10.0 * np.finfo(float).eps * max(abs(t), 1.0)
+        min_step = 10.0 * EPS * max(abs(t), 1.0)
         longest = min(self.max_step, self.problem.step_limit(t, self.y))
         if self.h > longest:
             self._rescale(max(longest, min_step) / self.h)
@@ -147,7 +166,7 @@ class BDF:
             # of the tolerance, whatever the step -- read as a large derivative, and on a closed
             # loop projected every few steps the step collapsed.
             d = correction.y - predicted
-            error_norm = max_norm(self.error_constant[order] * d * weights)
+            error_norm = weighted_max_norm(self.error_constant[order], d, weights)
             y_new = self.problem.finalize(correction.y)
             if not np.isfinite(error_norm):
                 raise IntegrationError(
@@ -177,9 +196,11 @@ class BDF:
         self.order_of_last_step = order
         if self.n_equal_steps < order + 1:
             return
-        error_lower = max_norm(self.error_constant[order - 1] * D[order] * weights) if order > 1 else np.inf
+        error_lower = weighted_max_norm(self.error_constant[order - 1], D[order], weights) if order > 1 else np.inf
         error_higher = (
-            max_norm(self.error_constant[order + 1] * D[order + 2] * weights) if order < self.max_order else np.inf
+            weighted_max_norm(self.error_constant[order + 1], D[order + 2], weights)
+            if order < self.max_order
+            else np.inf
         )
         with np.errstate(divide="ignore"):
             factors = np.array([error_lower, error_norm, error_higher]) ** (-1.0 / np.arange(order, order + 3))
@@ -191,10 +212,18 @@ class BDF:
         """Solution interpolated at ``t`` within the last step ``[t_old, t]``: (n,) or (len(t), n)."""
         order = self.order_of_last_step
         h = self.t - self.t_old
+        differences = self._last_differences
+        if np.ndim(t) == 0:  # one instant (an output frame): the Newton form, term by term
+            t = float(t)
+            value = differences[0].copy()
+            product = 1.0
+            for j in range(order):
+                product *= (t - (self.t - h * j)) / (h * (1.0 + j))
+                value += product * differences[j + 1]
+            return value
         shift = self.t - h * np.arange(order)
         denominator = h * (1.0 + np.arange(order))
-        times = np.atleast_1d(np.asarray(t, dtype=float))
+        times = np.asarray(t, dtype=float)
         x = (times[:, None] - shift) / denominator
         products = np.cumprod(x, axis=1)
-        values = self._last_differences[0] + products @ self._last_differences[1:]
-        return values[0] if np.ndim(t) == 0 else values
+        return differences[0] + products @ differences[1:]

@@ -59,6 +59,7 @@ import numpy as np
 from multibody.solve.integrators.base import FloatArray, IntegrationError, Statistics, failure_text, max_norm
 
 VARIANTS = ("generalized", "HHT")
+EPS = float(np.finfo(float).eps)
 
 
 @dataclass(frozen=True)
@@ -212,7 +213,7 @@ class GeneralizedAlpha:
         q, v, rest = problem.split(self.y)
         nx = problem.n_states
         x, quadratures = rest[:nx], rest[nx:]
-        min_step = 10.0 * np.finfo(float).eps * max(abs(t), 1.0)
+        min_step = 10.0 * EPS * max(abs(t), 1.0)
         h = max(min(self.h, self.max_step, problem.step_limit(t, self.y)), min_step)
         # a_{n+1} = (1 - alpha_f)/(1 - alpha_m) dv_{n+1} + (alpha_f dv_n - alpha_m a_n)/(1 - alpha_m),
         # and the same for the states' w_{n+1} from F_{n+1}
