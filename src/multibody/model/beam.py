@@ -22,13 +22,14 @@ package (positions, reactions, forces, animation) works on a beam as on any othe
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from multibody.model.body import Ground, RigidBody
 from multibody.model.element import Element, ModelError
+from multibody.model.forces.applied import PointForce
 from multibody.model.forces.bushing import Bushing
 from multibody.model.geometry import Cylinder
-from multibody.model.marker import Marker
+from multibody.model.marker import Marker, finite_vector
 from multibody.model.material import Material, Section
 
 FloatArray = NDArray[np.float64]
@@ -39,7 +40,9 @@ class FiniteSegmentBeam(Element):
     rigid segments joined by the springs of ``section`` and ``material`` (module docstring).
 
     ``clamped``: hold the first segment to ``start_marker``'s body; ``damping`` [s]:
-    stiffness-proportional damping coefficient of every spring.
+    stiffness-proportional damping coefficient of every spring; ``line_load`` (3,) [N/m]: a dead
+    load per length in world axes besides gravity, each segment's share at its centre
+    (``<beam>_w<k>``).
     """
 
     kind = "beam"
@@ -54,6 +57,7 @@ class FiniteSegmentBeam(Element):
         material: Material,
         clamped: bool = False,
         damping: float = 0.0,
+        line_load: ArrayLike | None = None,
     ) -> None:
         super().__init__(name)
         owner = self.describe()
@@ -72,8 +76,17 @@ class FiniteSegmentBeam(Element):
         self.section, self.material = section, material
         self.clamped, self.damping = bool(clamped), float(damping)
         self.segments, self.joints = self._build()
-        self.parts = (*self.segments, *self.joints)
-        """the segments, then the joining springs (``Model.add`` adds them with the beam)"""
+        load = None if line_load is None else finite_vector(owner, "line_load [N/m]", line_load)
+        self.loads = (
+            ()
+            if load is None
+            else tuple(  # the line load of each segment at its centre
+                PointForce(f"{self.name}_w{k + 1}", segment.marker("center"), self.segment_length * load)
+                for k, segment in enumerate(self.segments)
+            )
+        )
+        self.parts = (*self.segments, *self.joints, *self.loads)
+        """the segments, the joining springs and the line loads (``Model.add`` adds them with the beam)"""
 
     @property
     def segment_length(self) -> float:

@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from multibody.model.body import Body
 from multibody.model.element import ModelError
 from multibody.model.joints.base import Joint, coincident, perpendicular
-from multibody.model.marker import Marker, real_number
+from multibody.model.marker import Marker, finite_vector, real_number
 from multibody.model.material import Material, Section
 
 FloatArray = NDArray[np.float64]
@@ -52,7 +52,9 @@ class AncfCable(Body):
     isotropic) and ``rho A``; ``damping`` [s] is the strain-rate damping coefficient of
     both axial strain and curvature (Kelvin-Voigt: stress ``E (strain + damping * strain rate)``).
     ``velocities`` (n+1, 3) [m/s]: initial node velocities (default at rest); the slope rates are
-    taken to match them along each element (a rigid translation or rotation).
+    taken to match them along each element (a rigid translation or rotation). ``line_load`` (3,)
+    [N/m]: a dead load per undeformed length in world axes, besides gravity (consistent nodal loads;
+    like gravity it is conservative, its potential in the energy books).
     """
 
     kind = "cable"
@@ -65,6 +67,7 @@ class AncfCable(Body):
         material: Material,
         damping: float = 0.0,
         velocities: ArrayLike | None = None,
+        line_load: ArrayLike | None = None,
     ) -> None:
         super().__init__(name)
         owner = self.describe()
@@ -97,6 +100,8 @@ class AncfCable(Body):
         """(6 (n+1),) node positions and unit slopes of the undeformed cable"""
         self.initial_velocities = self._velocities(owner, velocities, nodes.shape[0])
         """(6 (n+1),) initial node velocities and slope rates"""
+        self.line_load = np.zeros(3) if line_load is None else finite_vector(owner, "line_load [N/m]", line_load)
+        """(3,) a dead load per undeformed length [N/m], world axes (wind, a distributed weight)"""
 
     @property
     def n_elements(self) -> int:

@@ -109,5 +109,26 @@ class Section:
         torsion = long_side * short_side**3 * (1.0 / 3.0 - 0.21 * ratio * (1.0 - ratio**4 / 12.0))
         return cls(b * h, b * h**3 / 12.0, h * b**3 / 12.0, torsion, 5.0 / 6.0)
 
+    @classmethod
+    def i_beam(cls, h: float, b: float, t_web: float, t_flange: float) -> Section:
+        """Doubly symmetric I-section (welded: no fillets) of height ``h`` (along z), flange width ``b``
+        (along y), web and flange thicknesses [m]. ``Iy`` is the strong axis; the torsion constant is
+        the open thin-walled section's, ``J = (2 b t_f^3 + (h - t_f) t_w^3) / 3`` (the web measured
+        between the flanges' mid-planes); the shear coefficient is the web's share of the area (shear
+        along z, which the web carries)."""
+        values = {"height h": h, "flange width b": b, "web thickness": t_web, "flange thickness": t_flange}
+        h, b, t_web, t_flange = (real_number("section", f"{what} [m]", value) for what, value in values.items())
+        if min(h, b, t_web, t_flange) <= 0.0 or 2.0 * t_flange >= h or t_web > b:
+            raise ModelError(
+                f"section: an I-beam needs positive sizes with 2 t_flange < h and t_web <= b, got h={h!r}, b={b!r}, "
+                f"t_web={t_web!r}, t_flange={t_flange!r} m"
+            )
+        web = h - 2.0 * t_flange
+        area = 2.0 * b * t_flange + web * t_web
+        strong = (b * h**3 - (b - t_web) * web**3) / 12.0
+        weak = (2.0 * t_flange * b**3 + web * t_web**3) / 12.0
+        torsion = (2.0 * b * t_flange**3 + (h - t_flange) * t_web**3) / 3.0
+        return cls(area, strong, weak, torsion, web * t_web / area)
+
     def __repr__(self) -> str:
         return f"Section(area={self.area:g}, Iy={self.Iy:g}, Iz={self.Iz:g}, J={self.J:g})"

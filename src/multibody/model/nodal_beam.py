@@ -37,9 +37,10 @@ from multibody.model.beam import marker_world_state
 from multibody.model.body import RigidBody
 from multibody.model.cable import AncfCable, CableClamp
 from multibody.model.element import Element, ModelError
+from multibody.model.forces.applied import PointForce
 from multibody.model.forces.beam_element import BeamElement, rotation_from_vector
 from multibody.model.joints.fixed import Fixed
-from multibody.model.marker import Marker
+from multibody.model.marker import Marker, finite_vector
 from multibody.model.material import Material, Section
 from multibody.spatial import rotations
 
@@ -57,7 +58,10 @@ class Beam(Element):
 
     ``kind``: one of ``BEAM_KINDS``; ``points``: a (k, 3) world polyline from the start marker's
     origin that the beam follows (``length`` may then be None: the polyline's); ``clamped``: fix
-    the first node to ``start_marker``; ``damping`` [s]: stiffness-proportional damping.
+    the first node to ``start_marker``; ``damping`` [s]: stiffness-proportional damping;
+    ``line_load`` (3,) [N/m]: a dead load per length in world axes besides gravity (lumped at the
+    nodes as point forces ``<beam>_w<k>`` for the geometrically exact kind, consistent nodal loads of
+    the cable for ``"ancf_cable"``).
     """
 
     kind = "beam"
@@ -74,6 +78,7 @@ class Beam(Element):
         points: ArrayLike | None = None,
         clamped: bool = False,
         damping: float = 0.0,
+        line_load: ArrayLike | None = None,
     ) -> None:
         super().__init__(name)
         owner = self.describe()
@@ -91,6 +96,8 @@ class Beam(Element):
         self.start_marker = start_marker
         self.section, self.material = section, material
         self.clamped, self.damping = bool(clamped), float(damping)
+        self.line_load = None if line_load is None else finite_vector(owner, "line_load [N/m]", line_load)
+        """(3,) dead load per length [N/m], world axes, or None"""
         self.curve = _reference_curve(owner, start_marker, length, points)
         """(k, 3) world polyline of the reference (input) geometry [m]"""
         self.curve_arc_length = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(self.curve, axis=0), axis=1))])
@@ -102,6 +109,8 @@ class Beam(Element):
         self.nodes: list[RigidBody] = []
         self.elements: list[BeamElement] = []
         self.joints: list[Fixed | CableClamp] = []
+        self.loads: list[PointForce] = []
+        """the line load lumped at the nodes (geometrically exact kind): ``<beam>_w<k>``"""
         self.cable: AncfCable | None = None
         """the ANCF cable of a ``kind="ancf_cable"`` beam (None for the other kinds)"""
         BUILDERS[kind](self)
@@ -115,7 +124,7 @@ class Beam(Element):
     def parts(self) -> tuple[Element, ...]:  # type: ignore[override]
         """The nodes, elements (or the cable) and clamp (``Model.add`` adds them with the beam)."""
         cable = (self.cable,) if self.cable is not None else ()
-        return (*self.nodes, *self.elements, *cable, *self.joints)
+        return (*self.nodes, *self.elements, *cable, *self.joints, *self.loads)
 
     @property
     def start(self) -> Marker:
@@ -222,6 +231,11 @@ class Beam(Element):
             BeamElement(f"{self.name}_e{k + 1}", b.marker("node"), a.marker("node"), C_N, C_M, self.damping)
             for k, (a, b) in enumerate(zip(self.nodes[:-1], self.nodes[1:]))
         ]
+        if self.line_load is not None:  # lumped at the nodes like the mass: the tributary length's share
+            self.loads = [
+                PointForce(f"{self.name}_w{k}", node.marker("node"), l * self.line_load)
+                for k, (node, l) in enumerate(zip(self.nodes, tributary))
+            ]
 
 
 def _build_geometrically_exact(beam: Beam) -> None:
@@ -241,7 +255,13 @@ def _build_ancf_cable(beam: Beam) -> None:
     p_WS, _, v_WS, w_WS = marker_world_state(beam.start_marker)
     velocities = v_WS + np.cross(w_WS, positions - p_WS)
     beam.cable = AncfCable(
-        f"{beam.name}_cable", positions, beam.section, beam.material, damping=beam.damping, velocities=velocities
+        f"{beam.name}_cable",
+        positions,
+        beam.section,
+        beam.material,
+        damping=beam.damping,
+        velocities=velocities,
+        line_load=beam.line_load,
     )
     beam.cable.marker_at("start", 0.0)
     beam.cable.marker_at("end", beam.cable.length)

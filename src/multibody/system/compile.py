@@ -316,6 +316,8 @@ def _cable_bodies(
     length = np.concatenate([c.lengths for c in cables])
     mass_per_length = np.concatenate([np.full(c.n_elements, c.mass_per_length) for c in cables])
     element_mass, first_moment = element_integrals(length, mass_per_length)
+    _, load_moment = element_integrals(length, np.ones_like(length))  # L int h dxi per element [m]
+    line_load = np.concatenate([np.tile(c.line_load, (c.n_elements, 1)) for c in cables])
     on_cable = [(k, m) for k, m in enumerate(markers) if isinstance(m, CableMarker)]
     cable_of = {id(c): k for k, c in enumerate(cables)}
     owner = np.array([cable_of[id(m.body)] for _, m in on_cable], dtype=np.int64)
@@ -338,6 +340,7 @@ def _cable_bodies(
         damping=np.concatenate([np.full(c.n_elements, c.damping) for c in cables]),
         element_mass=element_mass,
         element_first_moment=first_moment,
+        element_line_load=np.einsum("ki,ka->kia", load_moment, line_load).reshape(-1, 2 * NODE_WIDTH),
         marker=np.array([k for k, _ in on_cable], dtype=np.int64),
         marker_positions=(q_offset[owner][:, None] + marker_local).astype(np.int64),
         marker_velocities=(v_offset[owner][:, None] + marker_local).astype(np.int64),

@@ -230,6 +230,8 @@ class CableBodies:
     """(ne, 4, 4) ``rho A L int h h^T dxi`` [kg] (times I3: the element's mass matrix)"""
     element_first_moment: FloatArray
     """(ne, 4) ``rho A L int h dxi`` [kg] (times g: the element's weight on its coordinates)"""
+    element_line_load: FloatArray
+    """(ne, 12) ``L int S^T w dxi`` [N]: each element's dead line load ``w`` on its coordinates"""
     marker: IntArray
     """(nk,) the markers on cables (System marker indices)"""
     marker_positions: IntArray
@@ -404,8 +406,9 @@ def load_forces(
 
 
 def element_integrals(length: FloatArray, mass_per_length: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Per element of ``length`` (ne,) [m] and ``mass_per_length`` (ne,) [kg/m]:
-    ``(rho A L int h h^T dxi (ne, 4, 4) [kg], rho A L int h dxi (ne, 4) [kg])`` by 4-point Gauss (exact)."""
+    """Per element of ``length`` (ne,) [m] and ``mass_per_length`` (ne,) [kg/m] (or any density per
+    length): ``(rho A L int h h^T dxi (ne, 4, 4) [kg], rho A L int h dxi (ne, 4) [kg])`` by 4-point
+    Gauss (exact)."""
     points, weights = MASS_POINTS
     outer = np.zeros((len(length), 4, 4))
     first = np.zeros((len(length), 4))
@@ -435,9 +438,9 @@ def _weight(cables: CableBodies, gravity: FloatArray) -> FloatArray:
 def body_terms(
     cables: CableBodies, q: FloatArray, v: FloatArray, gravity: FloatArray, out: FloatArray
 ) -> tuple[float, float]:
-    """Add to ``out`` (nv,) the cables' gravity, elastic and damping forces at ``(q, v)``; return
+    """Add to ``out`` (nv,) the cables' gravity, line loads, elastic and damping forces at ``(q, v)``; return
     ``(strain energy [J], dissipated power [W])``."""
-    np.add.at(out, cables.element_velocities, _weight(cables, gravity))
+    np.add.at(out, cables.element_velocities, _weight(cables, gravity) + cables.element_line_load)
     energy, dissipated = element_forces(
         q,
         v,
@@ -460,11 +463,12 @@ def kinetic_energy(cables: CableBodies, v: FloatArray, offset: int = 0) -> float
 
 
 def potential_energy(cables: CableBodies, q: FloatArray, gravity: FloatArray, offset: int = 0) -> float:
-    """The cables' gravity potential ``-g . int rho A r dx`` plus strain energy [J] (``q`` and
-    ``offset`` as ``tangents`` takes them)."""
+    """The cables' potential of gravity and line loads ``-int (rho A g + w) . r dx`` plus strain
+    energy [J] (``q`` and ``offset`` as ``tangents`` takes them)."""
     positions = cables.element_positions - offset
-    e = q[positions].reshape(-1, 4, 3)
-    weight = -float(np.einsum("ki,kia,a->", cables.element_first_moment, e, gravity))
+    e = q[positions]
+    loads = _weight(cables, gravity) + cables.element_line_load
+    weight = -float(np.einsum("kj,kj->", loads, e))
     # the strain energy alone: at rest, without damping, the forces into a scratch vector
     scratch = np.zeros(q.size)
     strain, _ = element_forces(
