@@ -66,6 +66,7 @@ def dynamics(
     output: str | None = None,
     progress: bool = False,
     formulation: str = "cartesian",
+    fixed_step: float | None = None,
 ) -> Results:
     """Simulate ``model`` from its assembled initial conditions to ``t_end`` [s].
 
@@ -102,6 +103,10 @@ def dynamics(
         keeps all but its last half second.
     progress : bool
         Show a progress bar over simulated time.
+    fixed_step : float, optional
+        HHT and GALPHA only: take steps of this size [s] without error control, as Exudyn's
+        generalized-alpha does (``rtol`` then sets only Newton's tolerance). For flexible
+        structures whose fast local modes the error control would resolve.
 
     Returns ``Results`` with one frame per output time, reactions included; ``stats`` has the
     integrator's counters.
@@ -124,6 +129,11 @@ def dynamics(
     rtol = default_rtol(method) if rtol is None else rtol
     atol = rtol if atol is None else atol
     max_step = np.inf if max_step is None else max_step
+    if fixed_step is not None and not (method in ALPHA_METHODS and fixed_step > 0.0 and not system.contacts):
+        raise ValueError(
+            f"fixed_step={fixed_step!r}: fixed steps are for the alpha methods ({', '.join(ALPHA_METHODS)}) of the "
+            "Cartesian formulation, without contact pairs, and must be a positive number of seconds"
+        )
     if formulation == "kane" and system.contacts:
         raise ValueError(
             f"model '{system.name}' has contact pairs ({', '.join(system.contacts.names)}); "
@@ -146,7 +156,7 @@ def dynamics(
             if formulation == "kane":
                 return kane_dynamics(system, state, t_end, output_step, method, rtol, atol, max_step, output, progress)
             # BDF on the DAE, restarted at contact events (a plain BDF run when there are no contact pairs).
-            integrator = EventDrivenIntegrator(system, state, method, t_end, rtol, atol, max_step)
+            integrator = EventDrivenIntegrator(system, state, method, t_end, rtol, atol, max_step, fixed_step)
         except (AnalysisError, ModelError) as error:
             if not isinstance(error, LawError):
                 raise

@@ -83,9 +83,19 @@ class EventDrivenIntegrator:
     """
 
     def __init__(
-        self, system: System, state: State, method: str, t_end: float, rtol: float, atol: float, max_step: float
+        self,
+        system: System,
+        state: State,
+        method: str,
+        t_end: float,
+        rtol: float,
+        atol: float,
+        max_step: float,
+        fixed_step: float | None = None,
     ) -> None:
         self.system = system
+        self.fixed_step = fixed_step
+        """the step [s] of an alpha method without error control (None: controlled steps)"""
         self.contacts = system.contacts if system.contacts is not None else _no_contacts()
         self.method = method
         self.t_end, self.rtol, self.atol, self.max_step = t_end, rtol, atol, max_step
@@ -166,7 +176,10 @@ class EventDrivenIntegrator:
             *self.form.quadrature_rates(evaluation.loads, evaluation.nu, lam),
         )
         method = GeneralizedAlpha if alpha else BDF
-        options = {"variant": ALPHA_METHODS[self.method]} if alpha else {}
+        options: dict[str, object] = {"variant": ALPHA_METHODS[self.method]} if alpha else {}
+        first_step = _first_step(acceleration, self.atol) if after_event else None
+        if self.fixed_step is not None:
+            options["adaptive"], first_step = False, self.fixed_step
         self.integrator = method(
             self.problem,
             state.t,
@@ -177,7 +190,7 @@ class EventDrivenIntegrator:
             self.rtol,
             self.atol,
             max_step=self.max_step,
-            first_step=_first_step(acceleration, self.atol) if after_event else None,
+            first_step=first_step,
             **options,
         )
         self.t = self.t_old = state.t

@@ -54,6 +54,9 @@ from multibody.solve.linear import (
 from multibody.solve.newton import ConvergenceMonitor, Verdict, roundoff_norm
 
 FORMS = ("I3", "SI2")
+WELL_CONDITIONED = 1e-3
+"""Smallest to largest singular value of the constraint Jacobian above which a Newton failure is not
+blamed on the constraints (a lock-up or dead centre drives it towards 0)."""
 QUADRATURES = 2
 """Trailing entries of ``y`` that are quadratures: dissipated energy and input work [J]."""
 
@@ -299,6 +302,12 @@ class MechanicalDAE:
         rows = np.flatnonzero(weakest > 0.1 * weakest.max())
         culprits = ", ".join(dict.fromkeys(f"'{system.constraint_names[form.rows.element[k]]}'" for k in rows))
         ratio = singular[-1] / singular[0] if singular[0] > 0.0 else 0.0
+        if ratio > WELL_CONDITIONED:
+            return (
+                f"the loads are finite and the constraints hold and are independent (smallest to largest singular "
+                f"value {ratio:.1e}): the step is too long for Newton at this stiffness (with fixed_step, take a "
+                "shorter one; add damping to fast elastic modes)"
+            )
         return (
             f"the constraints hold, but those of {culprits} are the closest to dependent here (smallest to largest "
             f"singular value {ratio:.1e}): a lock-up or dead-centre position"
