@@ -61,6 +61,29 @@ def _times(entries: np.ndarray, row: np.ndarray, column: np.ndarray, vector: np.
 
 
 @njit(cache=True)
+def _motion_residual(
+    mass_blocks: np.ndarray,
+    acceleration: np.ndarray,
+    wrench: np.ndarray,
+    element_wrench: np.ndarray,
+    constraint_force: np.ndarray,
+) -> np.ndarray:
+    """``M a - Q - Q_elements + G^T lambda`` (nv,) of the rigid bodies, per body block: the mass blocks
+    (nb, 6, 6), accelerations (nv,), the bodies' wrenches of gravity and inertia and of the force
+    elements (nb, 6 each), the constraint forces ``G^T lambda`` (nv,)."""
+    width = mass_blocks.shape[1]
+    out = np.empty(acceleration.size)
+    for b in range(mass_blocks.shape[0]):
+        for i in range(width):
+            inertia_force = 0.0
+            for j in range(width):
+                inertia_force += mass_blocks[b, i, j] * acceleration[width * b + j]
+            k = width * b + i
+            out[k] = inertia_force - wrench[b, i] - element_wrench[b, i] + constraint_force[k]
+    return out
+
+
+@njit(cache=True)
 def _transpose_times(
     entries: np.ndarray, row: np.ndarray, column: np.ndarray, vector: np.ndarray, n: int
 ) -> np.ndarray:
@@ -105,16 +128,11 @@ def residual_part(
     phi, nu, values, wrench = evaluated[10], evaluated[11], evaluated[13], evaluated[14]
     entries = values.reshape(-1)[keep]
     nv, nx, m = v.size, x.size, lam.size
-    width = rigid.VELOCITY_WIDTH
     rhs = np.empty(nv + nx + m)
     constraint_force = _transpose_times(entries, row, column, lam, nv)
-    for b in range(mass_blocks.shape[0]):
-        for i in range(width):
-            inertia_force = 0.0
-            for j in range(width):
-                inertia_force += mass_blocks[b, i, j] * (v[width * b + j] - base_v[width * b + j])
-            k = width * b + i
-            rhs[k] = -c * (inertia_force / c - wrench[b, i] - element_wrench[b, i] + constraint_force[k])
+    residual = _motion_residual(mass_blocks, (v - base_v) / c, wrench, element_wrench, constraint_force)
+    for k in range(nv):
+        rhs[k] = -c * residual[k]
     for i in range(nx):
         rhs[nv + i] = -(x[i] - base_x[i] - c * state_rate[i])
     if stabilized:
@@ -318,16 +336,11 @@ def alpha_dense_iteration(
     phi, values, wrench = evaluated[10], evaluated[13], evaluated[14]
     entries = values.reshape(-1)[keep]
     nv, nx, m = a.size, r.size, lam.size
-    width = rigid.VELOCITY_WIDTH
     rhs = np.empty(nv + nx + m)
     constraint_force = _transpose_times(entries, row, column, lam, nv)
-    for b in range(mass_blocks.shape[0]):
-        for i in range(width):
-            inertia_force = 0.0
-            for j in range(width):
-                inertia_force += mass_blocks[b, i, j] * a[width * b + j]
-            k = width * b + i
-            rhs[k] = -(inertia_force - wrench[b, i] - element_wrench[b, i] + constraint_force[k])
+    residual = _motion_residual(mass_blocks, a, wrench, element_wrench, constraint_force)
+    for k in range(nv):
+        rhs[k] = -residual[k]
     for i in range(nx):
         rhs[nv + i] = state_rate[i] - r[i]
     for k in range(m):
