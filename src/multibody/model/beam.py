@@ -61,16 +61,9 @@ class FiniteSegmentBeam(Element):
     ) -> None:
         super().__init__(name)
         owner = self.describe()
-        if not isinstance(start_marker, Marker):
-            raise ModelError(f"{owner}: start_marker must be a Marker (from body.add_marker), got {start_marker!r}")
-        if not isinstance(section, Section) or not isinstance(material, Material):
-            raise ModelError(f"{owner}: section must be an mb.Section and material an mb.Material")
+        check_beam_inputs(owner, start_marker, section, material, "n_segments", n_segments, damping)
         if not isinstance(length, (int, float)) or not np.isfinite(length) or length <= 0.0:
             raise ModelError(f"{owner}: length must be a positive number of metres, got {length!r}")
-        if not isinstance(n_segments, (int, np.integer)) or n_segments < 1:
-            raise ModelError(f"{owner}: n_segments must be a positive integer, got {n_segments!r}")
-        if not isinstance(damping, (int, float)) or not np.isfinite(damping) or damping < 0.0:
-            raise ModelError(f"{owner}: damping must be a non-negative number of seconds, got {damping!r}")
         self.start_marker = start_marker
         self.length, self.n_segments = float(length), int(n_segments)
         self.section, self.material = section, material
@@ -178,6 +171,21 @@ class FiniteSegmentBeam(Element):
             rotational_stiffness=rotational,
             rotational_damping=self.damping * rotational,
         )
+
+
+def check_beam_inputs(
+    owner: str, start_marker: object, section: object, material: object, what: str, count: object, damping: object
+) -> None:
+    """ModelError naming ``owner`` unless the start marker, section, material, element count
+    (``what``: its parameter's name) and damping [s] of a beam are valid."""
+    if not isinstance(start_marker, Marker):
+        raise ModelError(f"{owner}: start_marker must be a Marker (from body.add_marker), got {start_marker!r}")
+    if not isinstance(section, Section) or not isinstance(material, Material):
+        raise ModelError(f"{owner}: section must be an mb.Section and material an mb.Material")
+    if not isinstance(count, (int, np.integer)) or isinstance(count, bool) or count < 1:
+        raise ModelError(f"{owner}: {what} must be a positive integer, got {count!r}")
+    if not isinstance(damping, (int, float)) or not np.isfinite(damping) or damping < 0.0:
+        raise ModelError(f"{owner}: damping must be a non-negative number of seconds, got {damping!r}")
 
 
 def marker_world_state(marker: Marker) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:

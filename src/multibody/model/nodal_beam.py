@@ -33,7 +33,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from multibody.model.beam import marker_world_state
+from multibody.model.beam import check_beam_inputs, marker_world_state
 from multibody.model.body import RigidBody
 from multibody.model.cable import AncfCable, CableClamp
 from multibody.model.element import Element, ModelError
@@ -84,14 +84,7 @@ class Beam(Element):
         owner = self.describe()
         if kind not in BEAM_KINDS:
             raise ModelError(f"{owner}: kind must be one of {', '.join(map(repr, BEAM_KINDS))}, got {kind!r}")
-        if not isinstance(start_marker, Marker):
-            raise ModelError(f"{owner}: start_marker must be a Marker (from body.add_marker), got {start_marker!r}")
-        if not isinstance(section, Section) or not isinstance(material, Material):
-            raise ModelError(f"{owner}: section must be an mb.Section and material an mb.Material")
-        if not isinstance(n_elements, (int, np.integer)) or isinstance(n_elements, bool) or n_elements < 1:
-            raise ModelError(f"{owner}: n_elements must be a positive integer, got {n_elements!r}")
-        if not isinstance(damping, (int, float)) or not np.isfinite(damping) or damping < 0.0:
-            raise ModelError(f"{owner}: damping must be a non-negative number of seconds, got {damping!r}")
+        check_beam_inputs(owner, start_marker, section, material, "n_elements", n_elements, damping)
         self.beam_kind = kind
         self.start_marker = start_marker
         self.section, self.material = section, material
