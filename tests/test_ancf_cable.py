@@ -205,6 +205,15 @@ def test_bad_cable_input_is_refused_by_name() -> None:
         mb.CableClamp("clamp", body.add_marker("m"), model.ground.add_marker("g"))
 
 
+def test_statics_of_a_loose_cable_names_its_nodes() -> None:
+    """A cable held by nothing has no static equilibrium under gravity: the error names the cable's
+    node coordinates that nothing resists (not the rigid bodies' or multipliers' names, shifted)."""
+    model = mb.Model("loose")
+    model.add(mb.AncfCable("rope", straight(2), SECTION, mb.Material(E, 0.3, DENSITY)))
+    with pytest.raises(mb.AnalysisError, match="nothing resists cable 'rope' node"):
+        mb.statics(model)
+
+
 def test_kane_refuses_a_cable_by_name() -> None:
     with pytest.raises(ValueError, match="rope"):
         mb.dynamics(pendulum(0.0), 0.1, 0.05, formulation="kane")

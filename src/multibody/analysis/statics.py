@@ -360,6 +360,7 @@ def _coordinate_names(system: System) -> list[str]:
         f"body '{body}' {coordinate}" for body in system.body_names for coordinate in rigid.VELOCITY_COORDINATE_NAMES
     ]
     names += [f"body '{body}' mode {k + 1}" for body, count in _modal_owners(system) for k in range(count)]
+    names += [f"cable '{cable}' node {k // 6} {_NODE_COORDINATES[k % 6]}" for cable, k in _cable_coordinates(system)]
     names += [f"the multiplier of '{system.constraint_names[e]}'" for e in system.rows.element]
     names += [f"state {k} of '{name}'" for name, size in _state_owners(system) for k in range(size)]
     return names
@@ -368,6 +369,16 @@ def _coordinate_names(system: System) -> list[str]:
 def _modal_owners(system: System) -> list[tuple[str, int]]:
     """(flexible body, number of modes) per flexible body, in ``v`` order."""
     return [(b.owner, b.nv) for b in system.layout.blocks if b.kind == "modal"] if system.layout else []
+
+
+_NODE_COORDINATES = ("x", "y", "z", "slope x", "slope y", "slope z")
+"""The six coordinates of an ANCF cable node, in order."""
+
+
+def _cable_coordinates(system: System) -> list[tuple[str, int]]:
+    """(cable, its coordinate index) per coordinate of the ANCF cables, in ``v`` order."""
+    blocks = [(b.owner, b.nv) for b in system.layout.blocks if b.kind == "ancf_cable"] if system.layout else []
+    return [(cable, k) for cable, count in blocks for k in range(count)]
 
 
 def _state_owners(system: System) -> list[tuple[str, int]]:
@@ -394,6 +405,9 @@ def _largest_residuals(system: System, residual: _StaticResidual, count: int = 3
         for c in range(len(rigid.VELOCITY_COORDINATE_NAMES))
     ]
     directions += [f"body '{body}' modal force {k + 1}" for body, count in _modal_owners(system) for k in range(count)]
+    directions += [
+        f"cable '{cable}' node {k // 6} force on {_NODE_COORDINATES[k % 6]}" for cable, k in _cable_coordinates(system)
+    ]
     labelled = [(abs(r), f"{directions[k]} off by {abs(r):.3g}") for k, r in enumerate(residual.imbalance)]
     labelled += [
         (abs(r), f"'{system.constraint_names[system.rows.element[k]]}' {system.rows.label[k]} violated by {abs(r):.3g}")
