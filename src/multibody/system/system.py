@@ -286,6 +286,11 @@ class System:
             f"  gravity {np.round(self.gravity, 6).tolist()} m/s^2",
             f"  degrees of freedom: {self.dof} (Gruebler count {self.gruebler_dof})",
         ]
+        if self.cables is not None:
+            nodes = ", ".join(
+                f"{name} {int(count) // 6} nodes" for name, count in zip(self.cables.names, self.cables.count)
+            )
+            lines.append(f"  ANCF cables: {len(self.cables)} ({nodes})")
         if self.n_states:
             owners = ", ".join(f"{b.owner} {b.nx}" for b in self.layout.blocks if b.nx)
             lines.append(f"  first-order states: {self.n_states} ({owners})")
