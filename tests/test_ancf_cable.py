@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from beam_models import elastica_tip, swinging_arm
 from scipy.optimize import brentq
-from test_beam import elastica_tip
 
 import multibody as mb
 from multibody.model.element import ModelError
@@ -219,18 +219,6 @@ def test_kane_refuses_a_cable_by_name() -> None:
         mb.dynamics(pendulum(0.0), 0.1, 0.05, formulation="kane")
 
 
-def rod_arm(kind: str, n: int) -> mb.Model:
-    """A 0.5 m polymer rod (10 mm, E = 0.2 GPa) clamped horizontal to a light hub hinged about y at
-    the origin: it falls under gravity, bending (``mb.Beam`` of ``kind``)."""
-    model = mb.Model("rod_arm")
-    hub = model.add(mb.RigidBody("hub", 0.1, (1e-4, 1e-4, 1e-4)))
-    axle = {"z_axis": (0.0, 1.0, 0.0)}
-    model.add(mb.Revolute("hinge", hub.add_marker("axle", **axle), model.ground.add_marker("axle", **axle)))
-    material = mb.Material(0.2e9, 0.4, 1200.0)
-    model.add(mb.Beam("arm", hub.add_marker("root"), 0.5, n, SECTION, material, kind=kind, clamped=True))
-    return model
-
-
 def test_cable_and_geometrically_exact_beams_converge_to_the_same_arm_motion() -> None:
     """Two independent nodal beams on the same falling arm (0.15 s, HHT at rtol 1e-6): the
     geometrically exact beam converges as h^2, so its 8 and 16 element tip paths are extrapolated
@@ -240,7 +228,8 @@ def test_cable_and_geometrically_exact_beams_converge_to_the_same_arm_motion() -
     the deflection: 1e-5 m)."""
 
     def tip_path(kind: str, n: int) -> np.ndarray:
-        results = mb.dynamics(rod_arm(kind, n), 0.15, 0.015, rtol=1e-6, method="HHT")
+        arm = swinging_arm("nodal", n, section=SECTION, kind=kind)  # a 10 mm rod: round, as a cable needs
+        results = mb.dynamics(arm, 0.15, 0.015, rtol=1e-6, method="HHT")
         return results.beam("arm").node_positions[:, -1]
 
     reference = (4.0 * tip_path("geometrically_exact", 16) - tip_path("geometrically_exact", 8)) / 3.0

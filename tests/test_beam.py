@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.optimize import brentq
-from scipy.special import ellipe, ellipeinc, ellipk, ellipkinc
+from beam_models import elastica_tip, swinging_arm
 
 import multibody as mb
 
@@ -60,27 +59,6 @@ def test_tip_deflection_matches_the_segment_models_closed_form(n: int) -> None:
     assert np.linalg.norm(clamp[3:]) == pytest.approx(load * LENGTH, rel=1e-3)
 
 
-def elastica_tip(load_parameter: float) -> tuple[float, float]:
-    """Tip ``(reach, drop)`` / L of an inextensible Euler-Bernoulli cantilever under a tip force of
-    fixed direction across it, ``load_parameter = P L^2 / (E I)`` (Bisshopp & Drucker): with the tip
-    angle theta_0, m = (1 + sin theta_0) / 2 and sin phi_1 = 1 / sqrt(2 m),
-    ``sqrt(alpha) = K(m) - F(phi_1, m)``, ``drop = 1 - 2 (E(m) - E(phi_1, m)) / sqrt(alpha)`` and
-    ``reach = sqrt(2 sin theta_0 / alpha)`` (the first integral of theta'' = -alpha cos theta)."""
-
-    def parameters(theta0: float) -> tuple[float, float]:
-        m = (1.0 + np.sin(theta0)) / 2.0
-        return m, np.arcsin(1.0 / np.sqrt(2.0 * m))
-
-    def gap(theta0: float) -> float:
-        m, phi1 = parameters(theta0)
-        return ellipk(m) - ellipkinc(phi1, m) - np.sqrt(load_parameter)
-
-    theta0 = brentq(gap, 1e-9, np.pi / 2.0 - 1e-12, xtol=1e-15)
-    m, phi1 = parameters(theta0)
-    drop = 1.0 - 2.0 / np.sqrt(load_parameter) * (ellipe(m) - ellipeinc(phi1, m))
-    return float(np.sqrt(2.0 * np.sin(theta0) / load_parameter)), float(drop)
-
-
 def test_large_tip_deflection_converges_to_the_elastica() -> None:
     """P L^2 / (E I) = 2 bends the rod 45 degrees at the tip: reach 0.83936 L, drop 0.49346 L
     (Bisshopp-Drucker; the classic table's 0.1606 and 0.4935). The segments' error falls as 1 / n^2
@@ -120,25 +98,9 @@ def test_cartesian_and_kane_agree_on_a_swinging_flexible_arm() -> None:
     the hinge five constraint rows): their tip positions agree to 1e-6 m (a few hundred steps
     of local errors at the tolerance)."""
 
-    def arm() -> tuple[mb.Model, mb.FiniteSegmentBeam]:
-        model = mb.Model("flexible_pendulum")
-        section, material = mb.Section.rectangle(0.02, 0.005), mb.Material(0.2e9, 0.4, 1200.0)
-        hub = model.add(mb.RigidBody("hub", 0.1, (1e-4, 1e-4, 1e-4)))
-        model.add(
-            mb.Revolute(
-                "hinge",
-                hub.add_marker("axle", z_axis=(0.0, 1.0, 0.0)),
-                model.ground.add_marker("axle", z_axis=(0.0, 1.0, 0.0)),
-            )
-        )
-        beam = model.add(
-            mb.FiniteSegmentBeam("arm", hub.add_marker("root"), 0.5, 4, section, material, clamped=True, damping=1e-3)
-        )
-        return model, beam
-
     tips = []
     for formulation, method in (("cartesian", "SI2"), ("kane", "BDF")):
-        model, _ = arm()
+        model = swinging_arm("segments", 4, damping=1e-3)
         results = mb.dynamics(model, 0.2, 0.05, rtol=1e-8, formulation=formulation, method=method)
         tips.append(results.beam("arm").node_positions[:, -1])
     assert np.max(np.abs(tips[0] - tips[1])) < 1e-6

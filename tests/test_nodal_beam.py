@@ -19,7 +19,7 @@ import base64
 
 import numpy as np
 import pytest
-from test_beam import elastica_tip
+from beam_models import elastica_tip, swinging_arm
 
 import multibody as mb
 from multibody.formulation.forces.beam_element import _beam_loads, rotation_exp
@@ -257,28 +257,6 @@ def test_bending_frequencies_converge_to_euler_bernoulli() -> None:
 
 
 # -- dynamics ----------------------------------------------------------------------------------------
-
-
-def swinging_arm(beam_type: str, n: int, damping: float = 0.0) -> mb.Model:
-    """A 0.5 m polymer strip (E = 0.2 GPa, 20 x 5 mm) clamped to a light hub hinged to the world
-    about y at the origin, horizontal along x at rest: it falls under gravity, bending a lot (its
-    first bending frequency is 1.3 Hz). ``beam_type``: "nodal" or "segments"."""
-    model = mb.Model("flexible_pendulum")
-    section, material = mb.Section.rectangle(0.02, 0.005), mb.Material(0.2e9, 0.4, 1200.0)
-    hub = model.add(mb.RigidBody("hub", 0.1, (1e-4, 1e-4, 1e-4)))
-    model.add(
-        mb.Revolute(
-            "hinge",
-            hub.add_marker("axle", z_axis=(0.0, 1.0, 0.0)),
-            model.ground.add_marker("axle", z_axis=(0.0, 1.0, 0.0)),
-        )
-    )
-    root = hub.add_marker("root")
-    if beam_type == "nodal":
-        model.add(mb.Beam("arm", root, 0.5, n, section, material, clamped=True, damping=damping))
-    else:
-        model.add(mb.FiniteSegmentBeam("arm", root, 0.5, n, section, material, clamped=True, damping=damping))
-    return model
 
 
 def test_free_flexible_pendulum_conserves_energy() -> None:

@@ -187,7 +187,7 @@ class CartesianFormulation:
                 blocks, damping_power = modal.body_terms(s.modal, q, v, R_WB, s.gravity, generalized_force)
                 mass_matrix = modal.add_mass_matrix(blocks, self.mass_matrix)
             if s.cables is not None:
-                _, cable_damping = cable.body_terms(s.cables, q, v, s.gravity, generalized_force)
+                _, cable_damping = cable.body_terms(s.cables, q, v, generalized_force)
                 damping_power += cable_damping
             if self.has_loads:
                 forces.add_tail_element_forces(s, frames, loads, generalized_force)
@@ -295,7 +295,7 @@ class CartesianFormulation:
         if s.modal is not None:
             gravity += modal.potential_energy(s.modal, frames.q_modal, frames.p_WB_W, frames.R_WB, s.gravity)
         if s.cables is not None:
-            gravity += cable.potential_energy(s.cables, frames.q_modal, s.gravity, offset=s.n_frame_positions)
+            gravity += cable.potential_energy(s.cables, frames.q_modal, offset=s.n_frame_positions)
         return gravity + loads.potential_energy
 
     @staticmethod

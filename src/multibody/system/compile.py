@@ -118,7 +118,7 @@ def compile_model(model: Model) -> System:
         ).reshape(-1, 2),
         **_force_groups(model, marker_index, bodies, cables),
         modal=_modal_bodies(bodies, markers, len(bodies)),
-        cables=_cable_bodies(cables, markers, q0.size - n_cable, v0.size - n_cable),
+        cables=_cable_bodies(cables, markers, q0.size - n_cable, v0.size - n_cable, model.gravity),
         q0=q0,
         v0=v0,
         position_freedom=position_freedom,
@@ -301,10 +301,11 @@ def _force_groups(
 
 
 def _cable_bodies(
-    cables: list[AncfCable], markers: list[Marker], q_start: int, v_start: int
+    cables: list[AncfCable], markers: list[Marker], q_start: int, v_start: int, gravity: np.ndarray
 ) -> CableBodies | None:
     """The ANCF cables (``multibody.formulation.bodies.cable``), None when the model has none. Their
-    coordinates follow the modal ones in ``q`` and ``v``, in model order."""
+    coordinates follow the modal ones in ``q`` and ``v``, in model order; ``gravity`` [m/s^2] goes
+    into their dead loads."""
     if not cables:
         return None
     counts = np.array([c.reference_coordinates.size for c in cables], dtype=np.int64)
@@ -315,9 +316,10 @@ def _cable_bodies(
     local = first[:, None] + np.arange(2 * NODE_WIDTH)
     length = np.concatenate([c.lengths for c in cables])
     mass_per_length = np.concatenate([np.full(c.n_elements, c.mass_per_length) for c in cables])
-    element_mass, first_moment = element_integrals(length, mass_per_length)
+    element_mass, _ = element_integrals(length, mass_per_length)
     _, load_moment = element_integrals(length, np.ones_like(length))  # L int h dxi per element [m]
     line_load = np.concatenate([np.tile(c.line_load, (c.n_elements, 1)) for c in cables])
+    dead_load = mass_per_length[:, None] * gravity + line_load  # [N/m] per element
     on_cable = [(k, m) for k, m in enumerate(markers) if isinstance(m, CableMarker)]
     cable_of = {id(c): k for k, c in enumerate(cables)}
     owner = np.array([cable_of[id(m.body)] for _, m in on_cable], dtype=np.int64)
@@ -339,8 +341,7 @@ def _cable_bodies(
         bending_stiffness=np.concatenate([np.full(c.n_elements, c.bending_stiffness) for c in cables]),
         damping=np.concatenate([np.full(c.n_elements, c.damping) for c in cables]),
         element_mass=element_mass,
-        element_first_moment=first_moment,
-        element_line_load=np.einsum("ki,ka->kia", load_moment, line_load).reshape(-1, 2 * NODE_WIDTH),
+        element_dead_load=np.einsum("ki,ka->kia", load_moment, dead_load).reshape(-1, 2 * NODE_WIDTH),
         marker=np.array([k for k, _ in on_cable], dtype=np.int64),
         marker_positions=(q_offset[owner][:, None] + marker_local).astype(np.int64),
         marker_velocities=(v_offset[owner][:, None] + marker_local).astype(np.int64),

@@ -228,10 +228,9 @@ class CableBodies:
     """(ne,) Kelvin-Voigt coefficient [s]"""
     element_mass: FloatArray
     """(ne, 4, 4) ``rho A L int h h^T dxi`` [kg] (times I3: the element's mass matrix)"""
-    element_first_moment: FloatArray
-    """(ne, 4) ``rho A L int h dxi`` [kg] (times g: the element's weight on its coordinates)"""
-    element_line_load: FloatArray
-    """(ne, 12) ``L int S^T w dxi`` [N]: each element's dead line load ``w`` on its coordinates"""
+    element_dead_load: FloatArray
+    """(ne, 12) ``L int S^T (rho A g + w) dxi`` [N]: each element's weight and dead line load ``w`` on its
+    coordinates (constant, computed once)"""
     marker: IntArray
     """(nk,) the markers on cables (System marker indices)"""
     marker_positions: IntArray
@@ -430,17 +429,10 @@ def mass_matrix(cables: CableBodies, n_velocities: int) -> sp.csr_matrix:
     return sp.csr_matrix((blocks.reshape(-1), (rows, cols)), shape=(n_velocities, n_velocities))
 
 
-def _weight(cables: CableBodies, gravity: FloatArray) -> FloatArray:
-    """(ne, 12) each element's gravity load ``rho A L int S^T g dxi`` [N]."""
-    return np.einsum("ki,a->kia", cables.element_first_moment, gravity).reshape(-1, ELEMENT_WIDTH)
-
-
-def body_terms(
-    cables: CableBodies, q: FloatArray, v: FloatArray, gravity: FloatArray, out: FloatArray
-) -> tuple[float, float]:
+def body_terms(cables: CableBodies, q: FloatArray, v: FloatArray, out: FloatArray) -> tuple[float, float]:
     """Add to ``out`` (nv,) the cables' gravity, line loads, elastic and damping forces at ``(q, v)``; return
     ``(strain energy [J], dissipated power [W])``."""
-    np.add.at(out, cables.element_velocities, _weight(cables, gravity) + cables.element_line_load)
+    np.add.at(out, cables.element_velocities, cables.element_dead_load)
     energy, dissipated = element_forces(
         q,
         v,
@@ -462,13 +454,11 @@ def kinetic_energy(cables: CableBodies, v: FloatArray, offset: int = 0) -> float
     return 0.5 * float(np.einsum("kia,kij,kja->", de, cables.element_mass, de))
 
 
-def potential_energy(cables: CableBodies, q: FloatArray, gravity: FloatArray, offset: int = 0) -> float:
+def potential_energy(cables: CableBodies, q: FloatArray, offset: int = 0) -> float:
     """The cables' potential of gravity and line loads ``-int (rho A g + w) . r dx`` plus strain
     energy [J] (``q`` and ``offset`` as ``tangents`` takes them)."""
     positions = cables.element_positions - offset
-    e = q[positions]
-    loads = _weight(cables, gravity) + cables.element_line_load
-    weight = -float(np.einsum("kj,kj->", loads, e))
+    weight = -float(np.einsum("kj,kj->", cables.element_dead_load, q[positions]))
     # the strain energy alone: at rest, without damping, the forces into a scratch vector
     scratch = np.zeros(q.size)
     strain, _ = element_forces(

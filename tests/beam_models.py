@@ -1,0 +1,61 @@
+"""Beam models and references shared by the beam tests (``test_beam``, ``test_nodal_beam``,
+``test_ancf_cable``): the Bisshopp-Drucker elastica and the falling arm on a hinged hub."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import ellipe, ellipeinc, ellipk, ellipkinc
+
+import multibody as mb
+
+
+def elastica_tip(load_parameter: float) -> tuple[float, float]:
+    """Tip ``(reach, drop)`` / L of an inextensible Euler-Bernoulli cantilever under a tip force of
+    fixed direction across it, ``load_parameter = P L^2 / (E I)`` (Bisshopp & Drucker): with the tip
+    angle theta_0, m = (1 + sin theta_0) / 2 and sin phi_1 = 1 / sqrt(2 m),
+    ``sqrt(alpha) = K(m) - F(phi_1, m)``, ``drop = 1 - 2 (E(m) - E(phi_1, m)) / sqrt(alpha)`` and
+    ``reach = sqrt(2 sin theta_0 / alpha)`` (the first integral of theta'' = -alpha cos theta)."""
+
+    def parameters(theta0: float) -> tuple[float, float]:
+        m = (1.0 + np.sin(theta0)) / 2.0
+        return m, np.arcsin(1.0 / np.sqrt(2.0 * m))
+
+    def gap(theta0: float) -> float:
+        m, phi1 = parameters(theta0)
+        return ellipk(m) - ellipkinc(phi1, m) - np.sqrt(load_parameter)
+
+    theta0 = brentq(gap, 1e-9, np.pi / 2.0 - 1e-12, xtol=1e-15)
+    m, phi1 = parameters(theta0)
+    drop = 1.0 - 2.0 / np.sqrt(load_parameter) * (ellipe(m) - ellipeinc(phi1, m))
+    return float(np.sqrt(2.0 * np.sin(theta0) / load_parameter)), float(drop)
+
+
+def swinging_arm(
+    beam_type: str,
+    n: int,
+    damping: float = 0.0,
+    section: mb.Section | None = None,
+    kind: str = "geometrically_exact",
+) -> mb.Model:
+    """A 0.5 m polymer strip (E = 0.2 GPa, 20 x 5 mm, or ``section``) clamped to a light hub hinged
+    to the world about y at the origin, horizontal along x at rest: it falls under gravity, bending
+    a lot (the strip's first bending frequency is 1.3 Hz). ``beam_type``: "nodal" (an ``mb.Beam`` of
+    ``kind``) or "segments"."""
+    model = mb.Model("flexible_pendulum")
+    section = mb.Section.rectangle(0.02, 0.005) if section is None else section
+    material = mb.Material(0.2e9, 0.4, 1200.0)
+    hub = model.add(mb.RigidBody("hub", 0.1, (1e-4, 1e-4, 1e-4)))
+    model.add(
+        mb.Revolute(
+            "hinge",
+            hub.add_marker("axle", z_axis=(0.0, 1.0, 0.0)),
+            model.ground.add_marker("axle", z_axis=(0.0, 1.0, 0.0)),
+        )
+    )
+    root = hub.add_marker("root")
+    if beam_type == "nodal":
+        model.add(mb.Beam("arm", root, 0.5, n, section, material, kind=kind, clamped=True, damping=damping))
+    else:
+        model.add(mb.FiniteSegmentBeam("arm", root, 0.5, n, section, material, clamped=True, damping=damping))
+    return model
