@@ -1,5 +1,6 @@
-"""Beam models and references shared by the beam tests (``test_beam``, ``test_nodal_beam``,
-``test_ancf_cable``): the Bisshopp-Drucker elastica and the falling arm on a hinged hub."""
+"""Beam models and references shared by the beam and rope tests (``test_beam``, ``test_nodal_beam``,
+``test_ancf_cable``, ``test_rope_moving_node``): the Bisshopp-Drucker elastica, Irvine's elastic
+catenary and the falling arm on a hinged hub."""
 
 from __future__ import annotations
 
@@ -59,3 +60,14 @@ def swinging_arm(
     else:
         model.add(mb.FiniteSegmentBeam("arm", root, 0.5, n, section, material, clamped=True, damping=damping))
     return model
+
+
+def elastic_catenary(span: float, length: float, weight: float, axial: float) -> tuple[float, float]:
+    """``(horizontal tension H [N], mid-span sag [m])`` of an elastic cable of unstretched ``length``
+    hung between two supports at one level ``span`` apart, ``weight`` [N/m] per unstretched length,
+    ``axial = E A`` [N] (Irvine, Cable Structures, 1981, the elastic catenary, symmetric case):
+    ``span = H L / EA + 2 H / w asinh(V / H)`` and ``sag = H / w (sqrt(1 + (V / H)^2) - 1) + w L^2 / (8 EA)``
+    with ``V = w L / 2``."""
+    V = 0.5 * weight * length
+    H = brentq(lambda h: h * length / axial + 2.0 * h / weight * np.arcsinh(V / h) - span, 1e-9 * V, 1e9 * V)
+    return H, H / weight * (np.sqrt(1.0 + (V / H) ** 2) - 1.0) + weight * length**2 / (8.0 * axial)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from beam_models import elastica_tip, swinging_arm
+from beam_models import elastic_catenary, elastica_tip, swinging_arm
 from scipy.optimize import brentq
 
 import multibody as mb
@@ -81,17 +81,6 @@ def test_cantilever_frequencies_converge_to_euler_bernoulli() -> None:
     assert np.all(errors >= -1e-7)  # from above (a consistent mass, a conforming element)
     assert errors[1, 0] < 2e-5 and errors[1, 1] < 1e-4
     assert errors[1, 0] < errors[0, 0] / 8.0
-
-
-def elastic_catenary(span: float, length: float, weight: float, axial: float) -> tuple[float, float]:
-    """``(horizontal tension H [N], mid-span sag [m])`` of an elastic cable of unstretched ``length``
-    hung between two supports at one level ``span`` apart, ``weight`` [N/m] per unstretched length,
-    ``axial = E A`` [N] (Irvine, Cable Structures, 1981, the elastic catenary, symmetric case):
-    ``span = H L / EA + 2 H / w asinh(V / H)`` and ``sag = H / w (sqrt(1 + (V / H)^2) - 1) + w L^2 / (8 EA)``
-    with ``V = w L / 2``."""
-    V = 0.5 * weight * length
-    H = brentq(lambda h: h * length / axial + 2.0 * h / weight * np.arcsinh(V / h) - span, 1e-9 * V, 1e9 * V)
-    return H, H / weight * (np.sqrt(1.0 + (V / H) ** 2) - 1.0) + weight * length**2 / (8.0 * axial)
 
 
 def test_a_hanging_rope_takes_the_elastic_catenary() -> None:

@@ -360,6 +360,14 @@ def _stack_rows(first: ConstraintRows, second: ConstraintRows) -> ConstraintRows
         element=np.concatenate([first.element, second.element]),
         label=first.label + second.label,
         driver=first.driver + second.driver,
+        coordinate=None
+        if first.coordinate is None and second.coordinate is None
+        else np.concatenate([first.read_coordinates, second.read_coordinates]),
+        reference=None
+        if first.reference is None and second.reference is None
+        else np.concatenate(
+            [np.zeros(len(rows)) if rows.reference is None else rows.reference for rows in (first, second)]
+        ),
     )
 
 

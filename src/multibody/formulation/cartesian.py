@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from multibody.formulation import constraints, forces
 from multibody.formulation import frames as kinematics
-from multibody.formulation.bodies import cable, modal, rigid
+from multibody.formulation.bodies import cable, modal, rigid, rope_span
 from multibody.formulation.cartesian_kernel import evaluate_rigid
 from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation.frames import Pose, Twist
@@ -135,7 +135,7 @@ class CartesianFormulation:
         s, rows = self.system, self.rows
         q = np.ascontiguousarray(q, dtype=float)
         v = np.ascontiguousarray(v, dtype=float)
-        f, f_dot = constraints.driver_values(rows, t, 1)
+        f, f_dot = constraints.driver_values(rows, t, 1, q[s.n_frame_positions :])
         (
             p_WB_W,
             R_WB,
@@ -189,6 +189,15 @@ class CartesianFormulation:
             if s.cables is not None:
                 _, cable_damping = cable.body_terms(s.cables, q, v, generalized_force)
                 damping_power += cable_damping
+            if s.rope_spans is not None:
+                spans = s.rope_spans
+                (columns, blocks), (*_, span_damping) = rope_span.body_terms(spans, q, v, generalized_force)
+                mass_matrix = rope_span.add_mass_matrix(columns, blocks, mass_matrix)
+                damping_power += span_damping
+                if spans.arc_body.size:
+                    arcs = rope_span.rim_arcs(spans, q, p_WM_W, R_WM, p_WB_W)
+                    columns, blocks = rope_span.add_rim_terms(spans, arcs, R_WB, w_WB_W, generalized_force)
+                    mass_matrix = rope_span.add_mass_matrix(columns, blocks, mass_matrix)
             if self.has_loads:
                 forces.add_tail_element_forces(s, frames, loads, generalized_force)
             loads = dataclasses.replace(loads, dissipated_power=loads.dissipated_power + damping_power)
@@ -285,7 +294,26 @@ class CartesianFormulation:
         )
         if s.cables is not None:
             elastic += cable.kinetic_energy(s.cables, motion.v_modal, offset=s.n_frame_velocities)
+        if s.rope_spans is not None:
+            elastic += self._span_energies(frames, motion.v_modal)[0]
+            if s.rope_spans.arc_body.size:
+                arcs = self._rim_arcs(frames)
+                elastic += rope_span.rim_energies(arcs, s.rope_spans, motion.v_WB_W, motion.w_WB_W, frames.p_WB_W)[0]
         return float(translational + rotational + elastic)
+
+    def _rim_arcs(self, frames: Pose) -> rope_span.RimArcs:
+        """The rope on the pulleys of moving-node ropes at ``frames``."""
+        s = self.system
+        q = np.concatenate([np.zeros(s.n_frame_positions), frames.q_modal])
+        return rope_span.rim_arcs(s.rope_spans, q, frames.p_WM_W, frames.R_WM, frames.p_WB_W)
+
+    def _span_energies(self, frames: Pose, v_tail: FloatArray) -> tuple[float, float, float]:
+        """``(kinetic, gravity potential, strain)`` [J] of the moving-node rope spans' material at
+        ``frames`` and the velocities after the frames' ``v_tail``."""
+        s = self.system
+        q = np.concatenate([np.zeros(s.n_frame_positions), frames.q_modal])
+        v = np.concatenate([np.zeros(s.n_frame_velocities), v_tail])
+        return rope_span.energies(s.rope_spans, q, v)
 
     def potential_energy(self, frames: Pose, loads: forces.ElementLoads) -> float:
         """Gravity (``-m g . p``) plus stored element energy, plus the flexible bodies' gravity and
@@ -296,6 +324,12 @@ class CartesianFormulation:
             gravity += modal.potential_energy(s.modal, frames.q_modal, frames.p_WB_W, frames.R_WB, s.gravity)
         if s.cables is not None:
             gravity += cable.potential_energy(s.cables, frames.q_modal, offset=s.n_frame_positions)
+        if s.rope_spans is not None:  # positions only: no velocities needed
+            _, span_gravity, strain = self._span_energies(frames, np.zeros(s.n_velocities - s.n_frame_velocities))
+            gravity += span_gravity + strain
+            if s.rope_spans.arc_body.size:
+                zero = np.zeros_like(frames.p_WB_W)
+                gravity += rope_span.rim_energies(self._rim_arcs(frames), s.rope_spans, zero, zero, frames.p_WB_W)[1]
         return gravity + loads.potential_energy
 
     @staticmethod

@@ -36,6 +36,7 @@ COINCIDENT, PERPENDICULAR, IN_PLANE, DISTANCE = (
 )
 ROTATION_DRIVER, TRANSLATION_DRIVER = KIND["rotation_driver"], KIND["translation_driver"]
 CONSTANT_VELOCITY, SCREW = KIND["constant_velocity"], KIND["screw"]
+TANGENT, RIM_MATERIAL = KIND["tangent"], KIND["rim_material"]
 SMALLEST_LENGTH = 1e-300
 """Floor of a distance row's length [m]: coincident markers give a zero row, not a division by zero."""
 
@@ -171,6 +172,32 @@ def row_kernels(
             for n in range(3):
                 a[r, 1, n] = first[n] + second[n]
                 a[r, 3, n] = -first[n] - second[n]
+        elif k == TANGENT:
+            # u_I . d with u_I turning with I: d/dt = u_I . (v_I - v_J) + w_I . (u_I x d)
+            phi[r] = _dot(u_I, d)
+            _cross_to(u_I, d, first)
+            for n in range(3):
+                a[r, 0, n] = u_I[n]
+                a[r, 2, n] = -u_I[n]
+                a[r, 1, n] = first[n]
+        elif k == RIM_MATERIAL:
+            # f = s - s_ref (the coordinate's column is added by the assembler) minus k psi, psi the
+            # angle of d about z_J from x_J, unwrapped to the turn nearest f / k
+            phi[r] = f[r]
+            scale = parameter[r]
+            if scale != 0.0:
+                c_x, c_y = _dot(d, x_J), _dot(d, y_J)
+                radius_squared = max(c_x * c_x + c_y * c_y, SMALLEST_LENGTH)
+                angle = np.arctan2(c_y, c_x)
+                angle += 2.0 * np.pi * np.round((f[r] / scale - angle) / (2.0 * np.pi))
+                phi[r] -= scale * angle
+                _cross_to(y_J, d, first)
+                _cross_to(x_J, d, second)
+                for n in range(3):
+                    along = (c_x * y_J[n] - c_y * x_J[n]) / radius_squared
+                    a[r, 0, n] = -scale * along
+                    a[r, 2, n] = scale * along
+                    a[r, 3, n] = -scale * (c_x * first[n] - c_y * second[n]) / radius_squared
     return phi, nu, a
 
 
@@ -266,6 +293,22 @@ def acceleration_kernels(
         elif k == CONSTANT_VELOCITY:
             y_I = R_WM[I, :, 1]
             gamma[r] = _turning_dot(u_I, u_J, w_i, w_j)[1] + _turning_dot(y_I, x_J, w_i, w_j)[1]
+        elif k == TANGENT:
+            gamma[r] = _turning_plane(u_I, d, d_dot, bias, w_i)
+        elif k == RIM_MATERIAL and parameter[r] != 0.0:
+            # k psi'' has the quadratic part k [(c_x Q_y - c_y Q_x) / rho^2 - 2 N (c_x c_x' + c_y c_y') / rho^4]
+            # with c = (x_J . d, y_J . d), N = c_x c_y' - c_y c_x', Q the quadratic parts of c''
+            c_x, c_y = _dot(d, x_J), _dot(d, y_J)
+            rate_x = _dot(d_dot, x_J) + _dot(w_j, _cross(x_J, d))
+            rate_y = _dot(d_dot, y_J) + _dot(w_j, _cross(y_J, d))
+            radius_squared = max(c_x * c_x + c_y * c_y, SMALLEST_LENGTH)
+            quadratic_x = -_turning_plane(x_J, d, d_dot, bias, w_j)
+            quadratic_y = -_turning_plane(y_J, d, d_dot, bias, w_j)
+            turning = c_x * rate_y - c_y * rate_x
+            gamma[r] = parameter[r] * (
+                (c_x * quadratic_y - c_y * quadratic_x) / radius_squared
+                - 2.0 * turning * (c_x * rate_x + c_y * rate_y) / radius_squared**2
+            )
         elif k == SCREW:
             # As a rotation driver whose f = 2 pi s / pitch follows s = z_J . d: f's rate from the
             # velocities, and of its second rate only the quadratic part (the rest is in G).
@@ -277,9 +320,13 @@ def acceleration_kernels(
     return gamma
 
 
-def driver_values(rows: ConstraintRows, t: float, order: int) -> tuple[FloatArray, ...]:
+def driver_values(
+    rows: ConstraintRows, t: float, order: int, q_tail: FloatArray | None = None
+) -> tuple[FloatArray, ...]:
     """Prescribed value, rate (and acceleration when ``order`` is 2) of every driver row at time
-    ``t`` [s] as (m,) arrays, zero for the other rows; each driver function is called once."""
+    ``t`` [s] as (m,) arrays, zero for the other rows; each driver function is called once. With
+    ``q_tail`` (the positions after the frames'), a row that reads a coordinate (``rim_material``)
+    gets that coordinate less its offset as its value."""
     values = tuple(np.zeros((order + 1, len(rows))))
     for r in rows.driver_rows:  # user functions of time: one Python call each
         function = rows.driver[r]
@@ -287,12 +334,15 @@ def driver_values(rows: ConstraintRows, t: float, order: int) -> tuple[FloatArra
         values[1][r] = function.derivative(t)
         if order == 2:
             values[2][r] = function.second_derivative(t)
+    if q_tail is not None and rows.coordinate is not None:
+        reads = rows.coordinate >= 0
+        values[0][reads] = q_tail[rows.coordinate[reads]] - rows.reference[reads]
     return values
 
 
 def marker_level(rows: ConstraintRows, frames: Pose) -> tuple[FloatArray, FloatArray, FloatArray]:
     """``(Phi (m,), nu (m,), marker coefficients (m, 4, 3))`` at ``frames`` (time ``frames.t``)."""
-    f, f_dot = driver_values(rows, frames.t, 1)
+    f, f_dot = driver_values(rows, frames.t, 1, frames.q_modal)
     return row_kernels(*rows.kernel_arrays, f, f_dot, frames.R_WM, frames.p_WM_W)
 
 
@@ -343,6 +393,9 @@ class JacobianAssembler:
         self.body_i, self.body_j = body_i, body_j
         self.modal, self.i_marker, self.j_marker = system.modal, rows.i_marker, rows.j_marker
         self.cables, self.n_frame_positions = system.cables, system.n_frame_positions
+        reads = np.flatnonzero(rows.read_coordinates >= 0)
+        self.coordinate_entries = (reads, system.n_frame_velocities + rows.read_coordinates[reads], np.ones(reads.size))
+        """``(row, column, value)`` of the rows' entries on the coordinates they read (``rim_material``)"""
         # Fixed CSR pattern: each kept value goes to one slot of ``data`` (duplicates summed).
         pattern = sp.csr_matrix(
             (np.arange(1, self.keep.size + 1, dtype=float), (self.row_index, self.column)), shape=self.shape
@@ -379,7 +432,9 @@ class JacobianAssembler:
         entries = []
         if self.modal is not None:
             entries.append(
-                modal.jacobian_entries(self.modal, self.i_marker, self.j_marker, coefficients, frames.p_BM_W, frames.R_WB)
+                modal.jacobian_entries(
+                    self.modal, self.i_marker, self.j_marker, coefficients, frames.p_BM_W, frames.R_WB
+                )
             )
         if self.cables is not None:
             entries.append(
@@ -393,6 +448,8 @@ class JacobianAssembler:
                     offset=self.n_frame_positions,
                 )
             )
+        if self.coordinate_entries[0].size:
+            entries.append(self.coordinate_entries)
         if not entries:
             return G
         row, column, value = (np.concatenate(parts) for parts in zip(*entries))

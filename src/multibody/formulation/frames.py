@@ -201,12 +201,15 @@ def position_scale(system: System, q: FloatArray) -> FloatArray:
 def coordinate_scale(system: System, length: float) -> FloatArray:
     """(n_velocities,) a typical size of each velocity-space coordinate: ``length`` [m] on translations,
     1 rad on rotations, ``sqrt(m) length`` [sqrt(kg) m] on a flexible body's modal coordinates (a
-    deflection of ``length`` over the body), ``length`` on cable node positions and 1 on slopes."""
+    deflection of ``length`` over the body), ``length`` on cable node positions and 1 on slopes, ``length`` on a rope span's material coordinates."""
     scale = [rigid.coordinate_scale(system.n_bodies, length)]
     if system.modal is not None:
         scale += [
             np.full(int(n), np.sqrt(inv.mass) * length) for n, inv in zip(system.modal.count, system.modal.invariants)
         ]
     if system.cables is not None:
-        scale += [np.tile([length] * 3 + [1.0] * 3, int(n) // 6) for n in system.cables.count]
+        scale += [
+            np.r_[np.tile([length] * 3 + [1.0] * 3, int(nodes)), np.full(int(n - 6 * nodes), length)]
+            for n, nodes in zip(system.cables.count, system.cables.n_nodes)
+        ]
     return np.concatenate(scale)

@@ -104,6 +104,16 @@ class AncfCable(Body):
         """(3,) a dead load per undeformed length [N/m], world axes (wind, a distributed weight)"""
 
     @property
+    def initial_coordinates(self) -> FloatArray:
+        """(6 (n+1),) the cable's coordinates in the input configuration (its block of ``q``)."""
+        return self.reference_coordinates
+
+    @property
+    def initial_rates(self) -> FloatArray:
+        """(6 (n+1),) their initial rates (its block of ``v``)."""
+        return self.initial_velocities
+
+    @property
     def n_elements(self) -> int:
         """Number of elements."""
         return self.lengths.size

@@ -47,6 +47,8 @@ class Model:
         """ANCF cables (bodies of node coordinates, without a reference frame)"""
         self.beams: dict[str, FiniteSegmentBeam | Beam] = {}
         """beams made of parts (their segments and springs are in ``bodies`` and ``forces``)"""
+        self.ropes: dict[str, ForceElement] = {}
+        """moving-node ropes (``Rope(kind="moving_node")``: their spans are in ``cables``, their contacts in ``joints``)"""
         self._names: dict[str, Element] = {self.ground.name: self.ground}
         self.aliases: dict[str, str] = {}
         """Other names of elements, alias -> element name (an imported file's ids); results accept them too."""
@@ -79,6 +81,8 @@ class Model:
                     f"{element.describe()}: {element.joint.describe()} is not in model '{self.name}'; add the joint first"
                 )
             collection = self.motions
+        elif getattr(element, "rope_kind", None) == "moving_node":
+            collection = self.ropes
         elif isinstance(element, ForceElement):
             collection = self.forces
         elif isinstance(element, ImpactPair):

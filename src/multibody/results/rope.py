@@ -152,7 +152,11 @@ def _along(spans: FloatArray, arcs: FloatArray, boundary: FloatArray, scale: Flo
 
 def rope_history(results: Results, name: str, rope: dict[str, Any], markers: list[dict[str, Any]]) -> RopeHistory:
     """The history of rope ``name`` from ``results``, its scene entry ``rope`` (with the route)
-    and the scene's ``markers``."""
+    and the scene's ``markers`` (a moving-node rope's: ``multibody.results.moving_rope``)."""
+    if rope.get("kind") == "moving_node":
+        from multibody.results.moving_rope import moving_rope_history
+
+        return moving_rope_history(results, name, rope, markers)
     from multibody.model.forces.rope import segment_lengths
     from multibody.results.markers import marker_frames
     from multibody.spatial.wrapping import rope_length

@@ -12,6 +12,7 @@ from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
 from multibody.formulation.bodies.cable import CableBodies, element_integrals, hermite_shapes
 from multibody.formulation.bodies.modal import ModalBodies
+from multibody.formulation.bodies.rope_span import STORED_AFTER, STORED_BEFORE, WRAP, RopeSpans
 from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation.constraints import JacobianAssembler, position_level
 from multibody.formulation.forces.family import ForceGroup, GroupContext
@@ -27,6 +28,7 @@ from multibody.model.joints.primitives import Distance
 from multibody.model.marker import Marker
 from multibody.model.model import Model
 from multibody.model.motion import Motion
+from multibody.model.rope_span import MovingNodeSpan
 from multibody.solve.linear import dependent_rows
 from multibody.spatial import rotations
 from multibody.system.drivers import IntegratedAcceleration, IntegratedVelocity
@@ -64,16 +66,20 @@ def compile_model(model: Model) -> System:
 
     flexible = [b for b in bodies if isinstance(b, FlexibleBody)]
     n_modes = sum(b.modes.shape[1] for b in flexible)
-    n_cable = sum(c.reference_coordinates.size for c in cables)
+    n_cable = sum(c.initial_coordinates.size for c in cables)
     q0 = np.concatenate(
         [np.hstack([b.position, rotations.euler_parameters_from_rotation(b.orientation)]) for b in bodies]
         + [np.zeros(n_modes)]
-        + [c.reference_coordinates for c in cables]
+        + [c.initial_coordinates for c in cables]
     )
     v0 = np.concatenate(
         [np.hstack([b.velocity, b.orientation.T @ b.angular_velocity]) for b in bodies]
         + [np.zeros(n_modes)]
-        + [c.initial_velocities for c in cables]
+        + [c.initial_rates for c in cables]
+    )
+    # where each cable's coordinates start, counted from the first coordinate after the frames'
+    tail_offset = dict(
+        zip(map(id, cables), n_modes + np.r_[0, np.cumsum([c.initial_coordinates.size for c in cables])])
     )
     position_freedom, velocity_freedom = _assembly_freedoms(bodies)
     # The undeformed shape is a given initial condition of a flexible body's modal coordinates and
@@ -104,9 +110,9 @@ def compile_model(model: Model) -> System:
         constraint_markers=np.array(
             [[marker_index[id(c.i_marker)], marker_index[id(c.j_marker)]] for c in constraints], dtype=np.int64
         ).reshape(-1, 2),
-        all_rows=_constraint_rows(constraints, marker_index),
+        all_rows=_constraint_rows(constraints, marker_index, tail_offset),
         active=np.zeros(0, dtype=np.int64),
-        rows=_constraint_rows([], marker_index),
+        rows=_constraint_rows([], marker_index, tail_offset),
         redundant=(),
         force_names=tuple(model.forces),
         force_markers=np.array(
@@ -119,6 +125,7 @@ def compile_model(model: Model) -> System:
         **_force_groups(model, marker_index, bodies, cables),
         modal=_modal_bodies(bodies, markers, len(bodies)),
         cables=_cable_bodies(cables, markers, q0.size - n_cable, v0.size - n_cable, model.gravity),
+        rope_spans=_rope_spans(model, cables, marker_index, body_index, q0.size - n_cable, v0.size - n_cable),
         q0=q0,
         v0=v0,
         position_freedom=position_freedom,
@@ -193,8 +200,11 @@ def _freedom(body: MovingBody, component: str, input_name: str) -> float:
     return 1.0 if body.given[input_name] else UNSPECIFIED_FREEDOM
 
 
-def _constraint_rows(constraints: list, marker_index: dict[int, int]) -> ConstraintRows:
+def _constraint_rows(constraints: list, marker_index: dict[int, int], tail_offset: dict[int, int]) -> ConstraintRows:
+    """The rows of ``constraints``; ``tail_offset``: where each cable's coordinates start after the
+    frames' (for the rows that read a rope span's material coordinate)."""
     kind, i_marker, j_marker, i_axis, j_axis, parameter, element, label = ([] for _ in range(8))
+    coordinate, reference = [], []
     for c_index, constraint in enumerate(constraints):
         for row in constraint.constraint_rows():
             kind.append(CONSTRAINT_KINDS.index(row.kind))
@@ -208,10 +218,16 @@ def _constraint_rows(constraints: list, marker_index: dict[int, int]) -> Constra
                 if isinstance(constraint, Distance)
                 else constraint.pitch
                 if isinstance(constraint, Screw)
-                else 0.0
+                else row.parameter
             )
             element.append(c_index)
             label.append(row.label)
+            owner = row.coordinate_owner
+            # a span's material coordinates are the last two of its block
+            coordinate.append(
+                -1 if owner is None else tail_offset[id(owner)] + owner.initial_coordinates.size - 2 + row.coordinate
+            )
+            reference.append(row.reference)
     return ConstraintRows(
         kind=np.array(kind, dtype=np.int64),
         i_marker=np.array(i_marker, dtype=np.int64),
@@ -222,6 +238,8 @@ def _constraint_rows(constraints: list, marker_index: dict[int, int]) -> Constra
         element=np.array(element, dtype=np.int64),
         label=tuple(label),
         driver=(None,) * len(kind),
+        coordinate=np.array(coordinate, dtype=np.int64) if any(c >= 0 for c in coordinate) else None,
+        reference=np.array(reference, dtype=float) if any(c >= 0 for c in coordinate) else None,
     )
 
 
@@ -266,7 +284,7 @@ def _force_groups(
     with_states = [(f.name, f.initial_states.size) for f in forces if f.initial_states.size]
     frames = [("rigid_body", b.name, rigid.POSITION_WIDTH, rigid.VELOCITY_WIDTH) for b in bodies]
     modes = [("modal", b.name, b.modes.shape[1], b.modes.shape[1]) for b in bodies if isinstance(b, FlexibleBody)]
-    nodes = [("ancf_cable", c.name, c.reference_coordinates.size, c.reference_coordinates.size) for c in cables]
+    nodes = [("ancf_cable", c.name, c.initial_coordinates.size, c.initial_coordinates.size) for c in cables]
     layout = CoordinateLayout.build(frames + modes + nodes, with_states)
     state_slices = {name: layout.states_of(name) for name, _ in with_states}
     context = GroupContext(
@@ -308,17 +326,19 @@ def _cable_bodies(
     into their dead loads."""
     if not cables:
         return None
-    counts = np.array([c.reference_coordinates.size for c in cables], dtype=np.int64)
+    counts = np.array([c.initial_coordinates.size for c in cables], dtype=np.int64)
     q_offset = q_start + np.r_[0, np.cumsum(counts)[:-1]]
     v_offset = v_start + np.r_[0, np.cumsum(counts)[:-1]]
     element_cable = np.concatenate([np.full(c.n_elements, k) for k, c in enumerate(cables)]).astype(np.int64)
     first = np.concatenate([NODE_WIDTH * np.arange(c.n_elements) for c in cables])
     local = first[:, None] + np.arange(2 * NODE_WIDTH)
     length = np.concatenate([c.lengths for c in cables])
-    mass_per_length = np.concatenate([np.full(c.n_elements, c.mass_per_length) for c in cables])
+    # a moving-node span's mass, loads and stiffness are its own kind's (``_rope_spans``)
+    fixed = np.concatenate([np.full(c.n_elements, not isinstance(c, MovingNodeSpan)) for c in cables])
+    mass_per_length = np.concatenate([np.full(c.n_elements, c.mass_per_length) for c in cables]) * fixed
     element_mass, _ = element_integrals(length, mass_per_length)
     _, load_moment = element_integrals(length, np.ones_like(length))  # L int h dxi per element [m]
-    line_load = np.concatenate([np.tile(c.line_load, (c.n_elements, 1)) for c in cables])
+    line_load = np.concatenate([np.tile(c.line_load, (c.n_elements, 1)) for c in cables]) * fixed[:, None]
     dead_load = mass_per_length[:, None] * gravity + line_load  # [N/m] per element
     on_cable = [(k, m) for k, m in enumerate(markers) if isinstance(m, CableMarker)]
     cable_of = {id(c): k for k, c in enumerate(cables)}
@@ -334,12 +354,13 @@ def _cable_bodies(
         q_offset=q_offset,
         v_offset=v_offset,
         count=counts,
+        n_nodes=np.array([c.n_elements + 1 for c in cables], dtype=np.int64),
         element_positions=(q_offset[element_cable][:, None] + local).astype(np.int64),
         element_velocities=(v_offset[element_cable][:, None] + local).astype(np.int64),
         length=length,
-        axial_stiffness=np.concatenate([np.full(c.n_elements, c.axial_stiffness) for c in cables]),
-        bending_stiffness=np.concatenate([np.full(c.n_elements, c.bending_stiffness) for c in cables]),
-        damping=np.concatenate([np.full(c.n_elements, c.damping) for c in cables]),
+        axial_stiffness=np.concatenate([np.full(c.n_elements, c.axial_stiffness) for c in cables]) * fixed,
+        bending_stiffness=np.concatenate([np.full(c.n_elements, c.bending_stiffness) for c in cables]) * fixed,
+        damping=np.concatenate([np.full(c.n_elements, c.damping) for c in cables]) * fixed,
         element_mass=element_mass,
         element_dead_load=np.einsum("ki,ka->kia", load_moment, dead_load).reshape(-1, 2 * NODE_WIDTH),
         marker=np.array([k for k, _ in on_cable], dtype=np.int64),
@@ -349,6 +370,99 @@ def _cable_bodies(
         marker_slopes=np.array([dh for _, dh, _ in shapes]).reshape(-1, 4),
         slot=slot,
     )
+
+
+def _rope_spans(
+    model: Model,
+    cables: list[AncfCable],
+    marker_index: dict[int, int],
+    body_index: dict[int, int],
+    q_start: int,
+    v_start: int,
+) -> RopeSpans | None:
+    """The moving-node rope spans among the cables and the pulleys they wrap
+    (``multibody.formulation.bodies.rope_span``), None when there are none; ``q_start``, ``v_start``:
+    where the cables' coordinates start."""
+    counts = np.array([c.initial_coordinates.size for c in cables], dtype=np.int64)
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    start_of = {id(c): int(start) for start, c in zip(starts, cables)}
+    spans = [(start, c) for start, c in zip(starts, cables) if isinstance(c, MovingNodeSpan)]
+    if not spans:
+        return None
+    nodes = np.concatenate(
+        [start + NODE_WIDTH * np.arange(c.n_elements)[:, None] + np.arange(2 * NODE_WIDTH) for start, c in spans]
+    )
+    ends = np.concatenate(
+        [np.tile(start + c.initial_coordinates.size - 2 + np.arange(2), (c.n_elements, 1)) for start, c in spans]
+    )
+
+    def per_element(values: list[float]) -> np.ndarray:
+        return np.concatenate([np.full(c.n_elements, value) for (_, c), value in zip(spans, values)])
+
+    return RopeSpans(
+        names=tuple(c.name for _, c in spans),
+        node_positions=(q_start + nodes).astype(np.int64),
+        node_velocities=(v_start + nodes).astype(np.int64),
+        end_positions=(q_start + ends).astype(np.int64),
+        end_velocities=(v_start + ends).astype(np.int64),
+        element_index=np.concatenate([np.arange(c.n_elements) for _, c in spans]).astype(np.int64),
+        element_count=per_element([c.n_elements for _, c in spans]).astype(np.int64),
+        mass_per_length=per_element([c.mass_per_length for _, c in spans]),
+        axial_stiffness=per_element([c.axial_stiffness for _, c in spans]),
+        damping=per_element([c.rope_damping for _, c in spans]),
+        gravity=model.gravity.copy(),
+        **_rim_arcs(model, start_of, marker_index, body_index, q_start),
+    )
+
+
+def _rim_arcs(
+    model: Model, start_of: dict[int, int], marker_index: dict[int, int], body_index: dict[int, int], q_start: int
+) -> dict[str, np.ndarray]:
+    """``RopeSpans``' arrays of the rope on the rims of the moving-node ropes: each pulley's wrap, then
+    each winch's stored rope (``multibody.formulation.bodies.rope_span.rim_arcs``)."""
+    rims = [rim for rope in model.ropes.values() for rim in rope.rims]
+    drums = [drum for rope in model.ropes.values() for drum in rope.drums]
+
+    def node(span: MovingNodeSpan, end: int) -> np.ndarray:
+        return q_start + start_of[id(span)] + NODE_WIDTH * span.n_elements * end + np.arange(3)
+
+    def material(span: MovingNodeSpan, end: int) -> int:
+        return q_start + start_of[id(span)] + span.initial_coordinates.size - 2 + end
+
+    wheels = [(marker, radius, sense, stretch) for marker, radius, sense, stretch, *_ in [*rims, *drums]]
+    # a winch at the start keeps the rope before its contact: more stored as its material coordinate grows
+    kinds = [WRAP] * len(rims) + [STORED_BEFORE if end == 0 else STORED_AFTER for *_, end, _ in drums]
+    return {
+        "arc_marker": np.array([marker_index[id(marker)] for marker, *_ in wheels], dtype=np.int64),
+        "arc_body": np.array([body_index[id(marker.body)] for marker, *_ in wheels], dtype=np.int64),
+        "arc_radius": np.array([radius for _, radius, *_ in wheels], dtype=float),
+        "arc_sense": np.array([sense for _, _, sense, _ in wheels], dtype=float),
+        "arc_mass_per_length": np.array(
+            [a.mass_per_length / stretch for *_, stretch, a, _ in rims]
+            + [span.mass_per_length / stretch for *_, stretch, span, _, _ in drums],
+            dtype=float,
+        ),
+        "arc_stretch": np.array([stretch for *_, stretch in wheels], dtype=float),
+        "arc_kind": np.array(kinds, dtype=np.int64),
+        "arc_first": np.array(
+            [node(a, 1) for *_, a, _ in rims] + [node(span, end) for *_, span, end, _ in drums], dtype=np.int64
+        ).reshape(-1, 3),
+        "arc_second": np.array(
+            [node(b, 0) for *_, b in rims] + [node(span, end) for *_, span, end, _ in drums], dtype=np.int64
+        ).reshape(-1, 3),
+        "arc_material": np.array(
+            [-1] * len(rims) + [material(span, end) for *_, span, end, _ in drums], dtype=np.int64
+        ),
+        # stored = stored_length + kind * (s - s(0)), kind +1 before the contact, -1 after it
+        "arc_stored": np.array(
+            [0.0] * len(rims)
+            + [
+                stored - kind * span.material_ends[end]
+                for (*_, span, end, stored), kind in zip(drums, kinds[len(rims) :])
+            ],
+            dtype=float,
+        ),
+    }
 
 
 def _modal_bodies(bodies: list[MovingBody], markers: list[Marker], n_bodies: int) -> ModalBodies | None:
@@ -431,17 +545,25 @@ def _adjacency(
     first_node, n_groups = {}, n_bodies
     for cable in cables:
         first_node[id(cable)] = n_groups
-        n_groups += cable.n_elements + 1
+        # a moving-node span's material coordinates are one more group, after its nodes
+        n_groups += cable.n_elements + 1 + isinstance(cable, MovingNodeSpan)
     neighbours = [{g} for g in range(n_groups)]
     for cable in cables:
+        first = first_node[id(cable)]
         for k in range(cable.n_elements):
-            pair = {first_node[id(cable)] + k, first_node[id(cable)] + k + 1}
+            pair = {first + k, first + k + 1}
             for g in pair:
                 neighbours[g] |= pair
+        if isinstance(cable, MovingNodeSpan):  # its ends' material coordinates enter every element
+            span = set(range(first, first + cable.n_elements + 2))
+            for g in span:
+                neighbours[g] |= span
 
     def groups_of(marker: Marker) -> set[int]:
         if isinstance(marker, CableMarker):
-            return {first_node[id(marker.body)] + marker.element, first_node[id(marker.body)] + marker.element + 1}
+            first = first_node[id(marker.body)]
+            ends = {first + marker.body.n_elements + 1} if isinstance(marker.body, MovingNodeSpan) else set()
+            return {first + marker.element, first + marker.element + 1} | ends
         return {body_index[id(marker.body)]} - {-1}
 
     for element in [*model.constraints(), *model.forces.values(), *model.contacts.values()]:

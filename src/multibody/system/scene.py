@@ -36,6 +36,7 @@ SCENE_FORMAT = 1
 def scene_json(model: Model, system: System) -> str:
     """The display description of ``model`` compiled into ``system``, as compact JSON text."""
     from multibody.model.flexible import FlexibleBody
+    from multibody.model.rope_span import MovingNodeSpan
     from multibody.system.flexible_scene import flexible_entry
 
     constraints = model.constraints()
@@ -74,8 +75,10 @@ def scene_json(model: Model, system: System) -> str:
         "forces": [
             {"name": f.name, "type": type(f).__name__, "i": int(i), "j": int(j), **getattr(f, "drawing", {})}
             for f, (i, j) in zip(forces, system.force_markers)
-        ],
+        ]
+        + [{"name": rope.name, "type": "Rope", "i": -1, "j": -1, **rope.drawing} for rope in model.ropes.values()],
         "beams": [beam.drawing for beam in model.beams.values()],
-        "cables": [cable.drawing for cable in model.cables.values()],
+        # a moving-node rope's spans are drawn with their rope
+        "cables": [cable.drawing for cable in model.cables.values() if not isinstance(cable, MovingNodeSpan)],
     }
     return json.dumps(scene, separators=(",", ":"))

@@ -21,6 +21,7 @@ from multibody.system.layout import CoordinateLayout
 if TYPE_CHECKING:
     from multibody.formulation.bodies.cable import CableBodies
     from multibody.formulation.bodies.modal import ModalBodies
+    from multibody.formulation.bodies.rope_span import RopeSpans
     from multibody.formulation.forces.family import ForceGroup
 
 IntArray = NDArray[np.int64]
@@ -36,6 +37,8 @@ CONSTRAINT_KINDS = (
     "translation_driver",
     "constant_velocity",
     "screw",
+    "tangent",
+    "rim_material",
 )
 
 
@@ -55,6 +58,11 @@ class ConstraintRows:
     label: tuple[str, ...]
     driver: tuple[TimeFunction | None, ...]
     """Prescribed joint coordinate f(t) of each driver row, None for other rows."""
+    coordinate: IntArray | None = None
+    """(m,) per row, the coordinate it reads besides its markers, counted from the first coordinate
+    after the frames' (a rope span's material coordinate), -1 for none; None: no row reads one"""
+    reference: FloatArray | None = None
+    """(m,) the offset of that coordinate in the row [m]"""
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -64,6 +72,11 @@ class ConstraintRows:
         """``(kind, i_marker, j_marker, i_axis, j_axis, parameter)``: the rows as the compiled
         kernels take them (``multibody.formulation.constraints.row_kernels``)."""
         return (self.kind, self.i_marker, self.j_marker, self.i_axis, self.j_axis, self.parameter)
+
+    @property
+    def read_coordinates(self) -> IntArray:
+        """(m,) ``coordinate`` with -1 for every row when no row reads one."""
+        return np.full(len(self), -1, dtype=np.int64) if self.coordinate is None else self.coordinate
 
     @cached_property
     def driver_rows(self) -> tuple[int, ...]:
@@ -82,6 +95,8 @@ class ConstraintRows:
             self.element[rows],
             tuple(self.label[r] for r in rows),
             tuple(self.driver[r] for r in rows),
+            None if self.coordinate is None else self.coordinate[rows],
+            None if self.reference is None else self.reference[rows],
         )
 
 
@@ -192,6 +207,9 @@ class System:
     """the modal flexible bodies (``multibody.formulation.bodies.modal``), None when there are none"""
     cables: CableBodies | None = field(default=None, repr=False)
     """the ANCF cables (``multibody.formulation.bodies.cable``), None when there are none"""
+    rope_spans: RopeSpans | None = field(default=None, repr=False)
+    """the moving-node rope spans (``multibody.formulation.bodies.rope_span``; also in ``cables``, for
+    their markers), None when there are none"""
 
     @cached_property
     def force_load_points(self) -> tuple[IntArray, IntArray, FloatArray, IntArray]:

@@ -213,7 +213,10 @@ class CableBodies:
     v_offset: IntArray
     """(nc,) where they start in ``v``"""
     count: IntArray
-    """(nc,) coordinates of each cable (6 per node)"""
+    """(nc,) coordinates of each cable (6 per node; a moving-node rope span 2 more: its ends' material
+    coordinates, last)"""
+    n_nodes: IntArray
+    """(nc,) nodes of each cable"""
     element_positions: IntArray
     """(ne, 12) each element's coordinates in ``q``"""
     element_velocities: IntArray
@@ -248,12 +251,15 @@ class CableBodies:
         return len(self.names)
 
     def node_columns(self) -> list[IntArray]:
-        """Per node of every cable in order, its six velocity coordinates."""
-        return [
-            np.arange(start, start + 6)
-            for k in range(len(self))
-            for start in range(int(self.v_offset[k]), int(self.v_offset[k] + self.count[k]), 6)
-        ]
+        """Per node of every cable in order, its six velocity coordinates (and after a moving-node
+        span's nodes, its ends' two material coordinates)."""
+        columns = []
+        for k in range(len(self)):
+            first, nodes_end = int(self.v_offset[k]), int(self.v_offset[k] + 6 * self.n_nodes[k])
+            columns += [np.arange(start, start + 6) for start in range(first, nodes_end, 6)]
+            if self.count[k] > nodes_end - first:
+                columns.append(np.arange(nodes_end, first + int(self.count[k])))
+        return columns
 
 
 def _element_sums(weights_of: FloatArray, e: FloatArray) -> FloatArray:

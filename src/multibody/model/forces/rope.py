@@ -127,13 +127,23 @@ def _friction(owner: str, friction: float | str | None) -> float | None:
 class Winch(Pulley):
     """A drum that pays rope out and reels it in: the marker's z-axis is the axle, ``radius``
     [m] the drum's pitch radius, ``groove_pitch`` [m] the axial advance per turn of a grooved
-    drum (the rope on it is a helix, ``sqrt((2 pi r)^2 + p^2)`` per turn). Drive it by a
+    drum (the rope on it is a helix, ``sqrt((2 pi r)^2 + p^2)`` per turn), ``stored_length`` [m] the
+    rope wound on it at t = 0 (a moving-node rope carries the rope on the drum as part of the drum's
+    inertia, paid out or reeled in; the massless kind ignores it). Drive it by a
     ``Motion`` on the revolute joint of the drum's body or by a torque."""
 
     kind = "winch"
 
-    def __init__(self, name: str, marker: Marker, radius: float, groove_pitch: float | None = None) -> None:
+    def __init__(
+        self, name: str, marker: Marker, radius: float, groove_pitch: float | None = None, stored_length: float = 0.0
+    ) -> None:
         super().__init__(name, marker, radius)
+        self.stored_length = float(stored_length)
+        """rope on the drum at t = 0 [m, unstretched]: its inertia turns with the drum (moving-node ropes)"""
+        if not np.isfinite(self.stored_length) or self.stored_length < 0.0:
+            raise ModelError(
+                f"{self.describe()}: stored_length must be a non-negative length [m], got {stored_length!r}"
+            )
         if isinstance(marker.body, Ground):
             raise ModelError(
                 f"{self.describe()}: marker '{marker.name}' is on ground, so the drum cannot turn; "
@@ -215,11 +225,6 @@ class Rope(ForceElement):
         Element.__init__(self, name)
         if kind not in KINDS:
             raise ModelError(f"{self.describe()}: kind must be 'massless' or 'moving_node', got {kind!r}")
-        if kind == "moving_node":
-            raise ModelError(
-                f"{self.describe()}: the moving-node rope (kind='moving_node') is not available yet; "
-                "use kind='massless' (a massless path over the same pulleys and winches)"
-            )
         self.rope_kind = kind
         owner = self.describe()
         self.diameter = _positive(owner, "diameter", diameter, "m")
@@ -240,6 +245,11 @@ class Rope(ForceElement):
         self.points, self.given_sense = self._route(route)
         self.i_marker = None
         self.j_marker = None
+        if kind == "moving_node":
+            from multibody.model.rope_span import moving_node_parts
+
+            self.parts = moving_node_parts(self)
+            return
         self.parts = tuple(
             RopeSpan(f"{name}_span{k + 1}", self, k, self._marker(a), self._marker(b))
             for k, (a, b) in enumerate(zip(self.points[:-1], self.points[1:]))
@@ -389,9 +399,15 @@ class Rope(ForceElement):
     def drawing(self) -> dict[str, object]:
         """What the animation and ``Results.rope`` need: the route (marker full names, kinds,
         radii, senses, stored length per radian, winch tangent angles, friction: 0, mu or
-        "no_slip"), rest length [m] (of a rope in one segment), diameter [m], EA [N]."""
+        "no_slip"), rest length [m] (of a rope in one segment), diameter [m], EA [N]; a moving-node
+        rope's kind and span names."""
         reeving = self.reeving()
-        return {
+        moving_node = (
+            {"kind": "moving_node", "spans": [span.name for span in self.parts[: len(self.points) - 1]]}
+            if self.rope_kind == "moving_node"
+            else {}
+        )
+        return moving_node | {
             "diameter": self.diameter,
             "axial_stiffness": self.axial_stiffness,
             "rest_length": reeving.rest_length,

@@ -8,6 +8,9 @@ evaluated in vectorized groups by the formulation:
 ``perpendicular`` ``a_I . b_J = 0`` for axis ``a`` of marker I and axis ``b`` of marker J
 ``in_plane``      ``b_J . d = 0`` for axis ``b`` of marker J
 ``distance``      ``|d| - L = 0``
+``tangent``       ``a_I . d = 0`` for axis ``a`` of marker I (a rope leaving a rim tangentially)
+``rim_material``  ``s - s_ref - k psi = 0``: a material coordinate ``s`` of marker I's body against the
+                  angle ``psi`` of I's origin about J's z-axis (``k = sense r``; ``k = 0`` holds ``s``)
 ``rotation_driver`` / ``translation_driver``  joint coordinates prescribed by a ``Motion``
 """
 
@@ -30,6 +33,14 @@ class ConstraintRow:
     i_axis: int = -1
     j_axis: int = -1
     label: str = ""
+    parameter: float = 0.0
+    """the row's constant (a distance [m]; ``sense * radius`` [m] of a ``rim_material`` row)"""
+    coordinate_owner: object = None
+    """the body whose coordinate the row reads besides its markers (a moving-node rope span)"""
+    coordinate: int = -1
+    """which of the owner's extra coordinates (a span's material coordinate: 0 start, 1 end)"""
+    reference: float = 0.0
+    """the coordinate's offset in the row (``s - reference``) [m]"""
 
 
 def coincident() -> tuple[ConstraintRow, ...]:

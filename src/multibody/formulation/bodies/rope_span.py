@@ -1,0 +1,423 @@
+"""The moving-node rope span kind (Qi, Guo & Zhuo 2019): cubic Hermite rope elements whose nodes
+move through the material.
+
+A span (``multibody.model.rope_span.MovingNodeSpan``) is an ANCF cable (``bodies.cable``: node
+positions ``r_i`` and slopes ``r'_i = dr/ds``, six coordinates per node) whose two end nodes also
+carry their material coordinate ``s_0``, ``s_n`` [m of unstretched rope] as coordinates, the last
+two of its block. Node ``i`` of ``n`` elements is at the material coordinate
+``s_i = s_0 + i (s_n - s_0) / n``, so every element has the variable rest length
+``L = (s_n - s_0) / n``, and a point at the element coordinate ``xi`` is a *spatial* point: its
+material coordinate ``s = s_i + xi L`` moves with ``s_0`` and ``s_n``. Rope flows through the
+span's ends (onto pulleys and drums) with no remeshing.
+
+Per element, at ``xi``: ``r = N1 r_i + L N2 r'_i + N3 r_j + L N4 r'_j`` (``N``: cubic Hermite
+functions of xi), ``r_s = dr/ds``, and the material velocity and acceleration (at fixed ``s``,
+the paper's eqs. 1-2):
+
+``v = dr/dt|_xi - r_s ds/dt = B(q) q'``
+``a = B q'' + c``,  ``c = 2 L' (N2 r'_i' + N4 r'_j') - 2 (dr_s/dt|_xi) s' + r_ss s'^2``
+
+(``B``'s columns on ``s_0``, ``s_n``: ``-+(N2 r'_i + N4 r'_j) / n - r_s ds/ds_0|_xi``). The
+principle of virtual power on the material (whose virtual velocities are material ones) gives
+the span's mass matrix ``rho A int B^T B ds`` (configuration dependent) and its inertial force
+``-rho A int B^T c ds``; gravity ``rho A int B^T g ds``. Both are d'Alembert's sums over the
+particles inside the span at the instant: exact for the moving domain (4-point Gauss: the
+integrands are polynomials of degree 6 in xi). The elastic force is the exact gradient of the
+strain energy ``1/2 int EA max(eps, 0)^2 ds`` (tension only; ``eps = |r_s| - 1``; 3 points,
+reduced against membrane locking as for the cable), so the model conserves energy; the damping
+stress ``eta d(eps)/dt|_s`` acts on the material strain rate with its virtual power. No bending
+stiffness (the paper's rope).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+from multibody.formulation.bodies.cable import AXIAL_POINTS, MASS_POINTS, FloatArray, IntArray
+
+SPAN_ELEMENT_WIDTH = 14
+"""Coordinates an element of a span depends on: its two nodes (12) and the span's end material coordinates (2)."""
+
+
+@njit(cache=True, inline="always")
+def _hermite(xi: float, out: FloatArray) -> None:
+    """``out`` (3, 4): the cubic Hermite functions of xi on a unit element and their first two
+    xi-derivatives, weighting ``(r_i, L r'_i, r_j, L r'_j)``."""
+    out[0, 0] = 1.0 - 3.0 * xi**2 + 2.0 * xi**3
+    out[0, 1] = xi - 2.0 * xi**2 + xi**3
+    out[0, 2] = 3.0 * xi**2 - 2.0 * xi**3
+    out[0, 3] = xi**3 - xi**2
+    out[1, 0] = 6.0 * xi**2 - 6.0 * xi
+    out[1, 1] = 1.0 - 4.0 * xi + 3.0 * xi**2
+    out[1, 2] = 6.0 * xi - 6.0 * xi**2
+    out[1, 3] = 3.0 * xi**2 - 2.0 * xi
+    out[2, 0] = 12.0 * xi - 6.0
+    out[2, 1] = 6.0 * xi - 4.0
+    out[2, 2] = 6.0 - 12.0 * xi
+    out[2, 3] = 6.0 * xi - 2.0
+
+
+@njit(cache=True, inline="always")
+def _combine(weights: FloatArray, L: float, e: FloatArray, out: FloatArray) -> None:
+    """``out (3,) = w0 r_i + L w1 r'_i + w2 r_j + L w3 r'_j`` of the element coordinates ``e`` (12,)."""
+    for a in range(3):
+        out[a] = weights[0] * e[a] + L * weights[1] * e[3 + a] + weights[2] * e[6 + a] + L * weights[3] * e[9 + a]
+
+
+@njit(cache=True)
+def span_terms(
+    q: FloatArray,
+    v: FloatArray,
+    node_positions: IntArray,
+    node_velocities: IntArray,
+    end_positions: IntArray,
+    end_velocities: IntArray,
+    element_index: IntArray,
+    element_count: IntArray,
+    mass_per_length: FloatArray,
+    axial_stiffness: FloatArray,
+    damping: FloatArray,
+    gravity: FloatArray,
+    force: FloatArray,
+    mass_blocks: FloatArray,
+) -> tuple[float, float, float, float]:
+    """Every span element's terms at ``(q, v)``: add the gravity, inertial (``-rho A int B^T c``),
+    elastic and damping forces to ``force`` (nv,) and write each element's mass matrix
+    ``rho A int B^T B ds`` to ``mass_blocks`` (ne, 14, 14) over its columns ``(node_velocities[k],
+    end_velocities[k])``. Element ``k`` is number ``element_index[k]`` of ``element_count[k]`` in
+    its span, its node coordinates at ``node_positions`` (ne, 12) in ``q`` and its span's
+    ``s_0, s_n`` at ``end_positions`` (ne, 2). ``mass_per_length`` [kg/m], ``axial_stiffness``
+    EA [N], ``damping`` eta [N s] per element; ``gravity`` (3,) [m/s^2].
+
+    Returns ``(kinetic energy [J], gravity potential -int rho A g . r ds [J], strain energy [J],
+    dissipated power [W])`` of the material inside the spans."""
+    kinetic = potential = strain = dissipated = 0.0
+    e = np.empty(12)
+    de = np.empty(12)
+    shapes = np.empty((3, 4))
+    B = np.empty((3, SPAN_ELEMENT_WIDTH))
+    local = np.empty(SPAN_ELEMENT_WIDTH)
+    slope_mix = np.empty(3)
+    slope_mix_rate = np.empty(3)
+    slope_slope = np.empty(3)
+    r = np.empty(3)
+    r_xi = np.empty(3)
+    r_s = np.empty(3)
+    r_ss = np.empty(3)
+    r_xi_rate = np.empty(3)
+    rs_rate = np.empty(3)
+    convective = np.empty(3)
+    velocity = np.empty(3)
+    mass_points, mass_weights = MASS_POINTS
+    axial_points, axial_weights = AXIAL_POINTS
+    for k in range(node_positions.shape[0]):
+        for j in range(12):
+            e[j] = q[node_positions[k, j]]
+            de[j] = v[node_velocities[k, j]]
+        s0, sn = q[end_positions[k, 0]], q[end_positions[k, 1]]
+        s0_rate, sn_rate = v[end_velocities[k, 0]], v[end_velocities[k, 1]]
+        n = element_count[k]
+        L = (sn - s0) / n
+        L_rate = (sn_rate - s0_rate) / n
+        rho = mass_per_length[k]
+        for j in range(SPAN_ELEMENT_WIDTH):
+            local[j] = 0.0
+        block = mass_blocks[k]
+        block[:, :] = 0.0
+        for g in range(mass_points.size):
+            xi = 0.5 * (mass_points[g] + 1.0)
+            w = 0.5 * mass_weights[g] * L * rho
+            _hermite(xi, shapes)
+            share_n = (element_index[k] + xi) / n  # d s / d s_n at the point; 1 - share_n on s_0
+            share_0 = 1.0 - share_n
+            s_rate = share_0 * s0_rate + share_n * sn_rate
+            for a in range(3):
+                slope_mix[a] = shapes[0, 1] * e[3 + a] + shapes[0, 3] * e[9 + a]
+                slope_mix_rate[a] = shapes[0, 1] * de[3 + a] + shapes[0, 3] * de[9 + a]
+                slope_slope[a] = shapes[1, 1] * e[3 + a] + shapes[1, 3] * e[9 + a]
+            _combine(shapes[0], L, e, r)
+            _combine(shapes[1], L, e, r_xi)
+            _combine(shapes[2], L, e, r_ss)
+            _combine(shapes[1], L, de, r_xi_rate)
+            for a in range(3):
+                r_s[a] = r_xi[a] / L
+                r_ss[a] /= L * L
+                rs_rate[a] = (r_xi_rate[a] + L_rate * slope_slope[a]) / L - L_rate / L * r_s[a]
+                convective[a] = 2.0 * L_rate * slope_mix_rate[a] - 2.0 * rs_rate[a] * s_rate + r_ss[a] * s_rate**2
+            # B: node columns are (N1, L N2, N3, L N4) times I; then s_0 and s_n
+            for a in range(3):
+                for j in range(12):
+                    B[a, j] = 0.0
+                for i in range(4):
+                    B[a, 3 * i + a] = shapes[0, i] * (L if i % 2 == 1 else 1.0)
+                B[a, 12] = -slope_mix[a] / n - share_0 * r_s[a]
+                B[a, 13] = slope_mix[a] / n - share_n * r_s[a]
+            for a in range(3):
+                velocity[a] = 0.0
+                for j in range(SPAN_ELEMENT_WIDTH):
+                    velocity[a] += B[a, j] * (de[j] if j < 12 else (s0_rate if j == 12 else sn_rate))
+            for a in range(3):
+                kinetic += 0.5 * w * velocity[a] ** 2
+                potential -= w * gravity[a] * r[a]
+            for j in range(SPAN_ELEMENT_WIDTH):
+                along = 0.0
+                for a in range(3):
+                    along += B[a, j] * (gravity[a] - convective[a])
+                local[j] += w * along
+                for m in range(SPAN_ELEMENT_WIDTH):
+                    block[j, m] += w * (B[0, j] * B[0, m] + B[1, j] * B[1, m] + B[2, j] * B[2, m])
+        EA, eta = axial_stiffness[k], damping[k]
+        for g in range(axial_points.size):
+            xi = 0.5 * (axial_points[g] + 1.0)
+            w = 0.5 * axial_weights[g] * L
+            _hermite(xi, shapes)
+            share_n = (element_index[k] + xi) / n
+            share_0 = 1.0 - share_n
+            s_rate = share_0 * s0_rate + share_n * sn_rate
+            _combine(shapes[1], L, e, r_xi)
+            _combine(shapes[2], L, e, r_ss)
+            _combine(shapes[1], L, de, r_xi_rate)
+            norm = 0.0
+            for a in range(3):
+                r_s[a] = r_xi[a] / L
+                r_ss[a] /= L * L
+                slope_slope[a] = shapes[1, 1] * e[3 + a] + shapes[1, 3] * e[9 + a]
+                norm += r_s[a] ** 2
+            norm = np.sqrt(norm)
+            stretch = norm - 1.0
+            if stretch <= 0.0:  # slack: a rope takes no compression
+                continue
+            # strain energy L w 1/2 EA eps^2: gradient on the nodes and on L (through r_s and the weight)
+            strain += 0.5 * w * EA * stretch**2
+            on_r_s = w * EA * stretch / norm  # times r_s: dU/dr_s
+            dU_dL = 0.5 * (w / L) * EA * stretch**2
+            for a in range(3):
+                dU_dL -= on_r_s * r_s[a] * (shapes[1, 0] * e[a] + shapes[1, 2] * e[6 + a]) / L**2
+            # material strain rate and its velocity gradient T (14,)
+            strain_rate = 0.0
+            for a in range(3):
+                rs_rate[a] = (r_xi_rate[a] + L_rate * slope_slope[a]) / L - L_rate / L * r_s[a]
+                strain_rate += r_s[a] * (rs_rate[a] - r_ss[a] * s_rate) / norm
+            stress_rate_part = w * eta * strain_rate
+            dissipated += stress_rate_part * strain_rate
+            for i in range(4):
+                factor = shapes[1, i] / L if i % 2 == 0 else shapes[1, i]
+                for a in range(3):
+                    local[3 * i + a] -= (on_r_s + stress_rate_part / norm) * factor * r_s[a]
+            on_L_rate = 0.0  # t . d(r_s rate)/dL'
+            on_s_rate = 0.0  # t . r_ss
+            for a in range(3):
+                on_L_rate += r_s[a] * (slope_slope[a] - r_s[a]) / (L * norm)
+                on_s_rate += r_s[a] * r_ss[a] / norm
+            local[12] -= -dU_dL / n + stress_rate_part * (-on_L_rate / n - share_0 * on_s_rate)
+            local[13] -= dU_dL / n + stress_rate_part * (on_L_rate / n - share_n * on_s_rate)
+        for j in range(12):
+            force[node_velocities[k, j]] += local[j]
+        force[end_velocities[k, 0]] += local[12]
+        force[end_velocities[k, 1]] += local[13]
+    return kinetic, potential, strain, dissipated
+
+
+@dataclass(frozen=True)
+class RopeSpans:
+    """The moving-node spans of a System (numbers only), their elements in model order. Each span is
+    also in ``CableBodies`` (for its markers), with zero mass and stiffness there."""
+
+    names: tuple[str, ...]
+    node_positions: IntArray
+    """(ne, 12) each element's node coordinates in ``q``"""
+    node_velocities: IntArray
+    """(ne, 12) the same in ``v``"""
+    end_positions: IntArray
+    """(ne, 2) its span's ``s_0, s_n`` in ``q``"""
+    end_velocities: IntArray
+    """(ne, 2) the same in ``v``"""
+    element_index: IntArray
+    """(ne,) the element's number in its span"""
+    element_count: IntArray
+    """(ne,) elements in its span"""
+    mass_per_length: FloatArray
+    axial_stiffness: FloatArray
+    damping: FloatArray
+    gravity: FloatArray
+    """(3,) [m/s^2]"""
+    arc_marker: IntArray
+    """(na,) per arc of rope on a rim (a pulley's wrap, a drum's stored rope), its wheel's marker
+    (origin the centre, z the axle)"""
+    arc_body: IntArray
+    """(na,) the wheel's body"""
+    arc_radius: FloatArray
+    """(na,) [m]"""
+    arc_sense: FloatArray
+    """(na,) +1/-1 (see ``multibody.model.forces.rope``)"""
+    arc_mass_per_length: FloatArray
+    """(na,) [kg/m of rim]: the rope's, less by its stretch on the rim"""
+    arc_stretch: FloatArray
+    """(na,) 1 + the rope's strain on the rim"""
+    arc_kind: IntArray
+    """(na,) ``WRAP``: from the entry to the exit node; ``STORED_BEFORE`` / ``STORED_AFTER``: a drum's
+    stored rope, ending / starting at the contact node (a winch at the route's start / end)"""
+    arc_first: IntArray
+    """(na, 3) the entry node's (or the contact node's) position in ``q``"""
+    arc_second: IntArray
+    """(na, 3) the exit node's (or the contact node's) position in ``q``"""
+    arc_material: IntArray
+    """(na,) a drum's contact node's material coordinate in ``q`` (-1 on a pulley)"""
+    arc_stored: FloatArray
+    """(na,) a drum's stored length [m] when its contact node's material coordinate is 0"""
+
+    @property
+    def element_columns(self) -> IntArray:
+        """(ne, 14) the velocity columns of each element's mass block."""
+        return np.hstack([self.node_velocities, self.end_velocities])
+
+
+def body_terms(
+    spans: RopeSpans, q: FloatArray, v: FloatArray, out: FloatArray
+) -> tuple[tuple[IntArray, FloatArray], tuple[float, float, float, float]]:
+    """Add the spans' gravity, inertial, elastic and damping forces to ``out`` (nv,) at ``(q, v)``.
+    Returns ``((columns (ne, 14), mass blocks (ne, 14, 14) [kg]), (kinetic [J], gravity potential
+    [J], strain energy [J], dissipated power [W]))``."""
+    blocks = np.empty((spans.node_positions.shape[0], SPAN_ELEMENT_WIDTH, SPAN_ELEMENT_WIDTH))
+    energies = span_terms(
+        q,
+        v,
+        spans.node_positions,
+        spans.node_velocities,
+        spans.end_positions,
+        spans.end_velocities,
+        spans.element_index,
+        spans.element_count,
+        spans.mass_per_length,
+        spans.axial_stiffness,
+        spans.damping,
+        spans.gravity,
+        out,
+        blocks,
+    )
+    return (spans.element_columns, blocks), energies
+
+
+def add_mass_matrix(
+    columns: IntArray, blocks: FloatArray, base: np.ndarray | sp.spmatrix
+) -> np.ndarray | sp.csr_matrix:
+    """``base`` plus mass ``blocks`` (k, w, w) at ``columns`` (k, w) (the span elements', the rim
+    arcs'): a new dense array or CSR matrix of the same kind."""
+    width = columns.shape[1]
+    rows = np.repeat(columns, width, axis=1).reshape(-1)
+    cols = np.tile(columns, (1, width)).reshape(-1)
+    if sp.issparse(base):
+        return (base + sp.csr_matrix((blocks.reshape(-1), (rows, cols)), shape=base.shape)).tocsr()
+    M = base.copy()
+    np.add.at(M, (rows, cols), blocks.reshape(-1))
+    return M
+
+
+def energies(spans: RopeSpans, q: FloatArray, v: FloatArray) -> tuple[float, float, float]:
+    """``(kinetic [J], gravity potential [J], strain energy [J])`` of the material in the spans."""
+    scratch = np.zeros(v.size)
+    _, (kinetic, potential, strain, _) = body_terms(spans, q, v, scratch)
+    return kinetic, potential, strain
+
+
+@dataclass(frozen=True)
+class RimArcs:
+    """The rope wrapped on the pulleys at an instant, each arc a rigid part of its pulley (stuck to
+    the rim, at its rest length): per arc (na,) its mass [kg], first moment ``h`` (na, 3) [kg m]
+    about its pulley body's CM and inertia ``J`` (na, 3, 3) [kg m^2] about that CM, world axes."""
+
+    mass: FloatArray
+    first_moment: FloatArray
+    inertia: FloatArray
+
+
+WRAP, STORED_BEFORE, STORED_AFTER = 0, 1, -1
+
+
+def rim_arcs(spans: RopeSpans, q: FloatArray, p_WM_W: FloatArray, R_WM: FloatArray, p_WB_W: FloatArray) -> RimArcs:
+    """The rope on the rims at positions ``q`` and marker and body frames (world): each pulley's
+    wrap from the entry to the exit node in the pulley's sense, each drum's stored rope (its
+    length from the contact's material coordinate, none once paid out). With ``e1`` towards the
+    arc's start, ``e2 = sense z x e1`` and its angle ``phi``: mass ``rho r phi``, first moment about
+    the centre ``rho r^2 (sin phi e1 + (1 - cos phi) e2)``, second moment ``rho r^3 int n n^T``
+    (``n = cos t e1 + sin t e2``, t in [0, phi]); a drum's helix taken in its plane."""
+    centre, axle = p_WM_W[spans.arc_marker], R_WM[spans.arc_marker][:, :, 2]
+    r, rho, sense = spans.arc_radius, spans.arc_mass_per_length, spans.arc_sense
+    first, second = q[spans.arc_first] - centre, q[spans.arc_second] - centre
+    first -= np.einsum("ki,ki->k", first, axle)[:, None] * axle
+    second -= np.einsum("ki,ki->k", second, axle)[:, None] * axle
+    start = first / np.linalg.norm(first, axis=1)[:, None]
+    across = sense[:, None] * np.cross(axle, start)
+    wrap = np.mod(np.arctan2(np.einsum("ki,ki->k", second, across), np.einsum("ki,ki->k", second, start)), 2 * np.pi)
+    drum = spans.arc_kind != WRAP
+    stored = np.maximum(spans.arc_stored + spans.arc_kind * q[np.maximum(spans.arc_material, 0)], 0.0)
+    phi = np.where(drum, stored * spans.arc_stretch / r, wrap)
+    # a drum's rope stored before its contact starts phi back from it
+    back = spans.arc_kind == STORED_BEFORE
+    e1 = np.where(back[:, None], np.cos(phi)[:, None] * start - np.sin(phi)[:, None] * across, start)
+    e2 = sense[:, None] * np.cross(axle, e1)
+    mass = rho * r * phi
+    about_centre = (rho * r**2)[:, None] * (np.sin(phi)[:, None] * e1 + (1.0 - np.cos(phi))[:, None] * e2)
+    outer = lambda a, b: np.einsum("ki,kj->kij", a, b)
+    second_moment = (rho * r**3)[:, None, None] * (
+        (phi / 2 + np.sin(2 * phi) / 4)[:, None, None] * outer(e1, e1)
+        + (phi / 2 - np.sin(2 * phi) / 4)[:, None, None] * outer(e2, e2)
+        + (np.sin(phi) ** 2 / 2)[:, None, None] * (outer(e1, e2) + outer(e2, e1))
+    )
+    a = centre - p_WB_W[spans.arc_body]  # the centre from the body's CM
+    # sum dm (a + r n)(a + r n)^T about the CM, and the inertia tensor tr(P) I - P
+    P = mass[:, None, None] * outer(a, a) + outer(a, about_centre) + outer(about_centre, a) + second_moment
+    inertia = np.einsum("kii->k", P)[:, None, None] * np.eye(3) - P
+    return RimArcs(mass, mass[:, None] * a + about_centre, inertia)
+
+
+def add_rim_terms(
+    spans: RopeSpans,
+    arcs: RimArcs,
+    R_WB: FloatArray,
+    w_WB_W: FloatArray,
+    force: FloatArray,
+) -> tuple[IntArray, FloatArray]:
+    """Add the rim arcs' gravity and velocity-dependent inertia to their pulleys' generalized forces
+    in ``force`` (nv,); return their mass blocks ``(columns (na, 6), blocks (na, 6, 6))`` on the
+    pulleys' velocity coordinates (CM velocity in world, angular velocity in body axes): with the
+    first moment ``h`` and inertia ``J`` about the CM, ``[[m I, -skew(h) R], [R^T skew(h), R^T J R]]``,
+    forces ``-(w x (w x h), R^T (w x J w)) + (m g, R^T (h x g))``."""
+    from multibody.formulation.bodies.rigid import VELOCITY_WIDTH
+    from multibody.spatial.rotations import skew
+
+    body = spans.arc_body
+    R, w = R_WB[body], w_WB_W[body]
+    h, J, m = arcs.first_moment, arcs.inertia, arcs.mass
+    g = spans.gravity
+    translation = -np.cross(w, np.cross(w, h)) + m[:, None] * g
+    rotation = np.einsum("kji,kj->ki", R, -np.cross(w, np.einsum("kij,kj->ki", J, w)) + np.cross(h, g))
+    columns = VELOCITY_WIDTH * body[:, None] + np.arange(VELOCITY_WIDTH)
+    np.add.at(force, columns, np.hstack([translation, rotation]))
+    blocks = np.zeros((body.size, VELOCITY_WIDTH, VELOCITY_WIDTH))
+    blocks[:, :3, :3] = m[:, None, None] * np.eye(3)
+    coupling = skew(h)
+    blocks[:, :3, 3:] = -coupling @ R
+    blocks[:, 3:, :3] = np.transpose(R, (0, 2, 1)) @ coupling
+    blocks[:, 3:, 3:] = np.transpose(R, (0, 2, 1)) @ J @ R
+    return columns, blocks
+
+
+def rim_energies(
+    arcs: RimArcs, spans: RopeSpans, v_WB_W: FloatArray, w_WB_W: FloatArray, p_WB_W: FloatArray
+) -> tuple[float, float]:
+    """``(kinetic, gravity potential)`` [J] of the rope on the rims: ``1/2 m v^2 + v . (w x h) +
+    1/2 w . J w`` and ``-g . (m p + h)``."""
+    body = spans.arc_body
+    v, w = v_WB_W[body], w_WB_W[body]
+    kinetic = (
+        0.5 * arcs.mass @ np.einsum("ki,ki->k", v, v)
+        + np.einsum("ki,ki->", v, np.cross(w, arcs.first_moment))
+        + 0.5 * np.einsum("ki,kij,kj->", w, arcs.inertia, w)
+    )
+    potential = -float(spans.gravity @ (arcs.mass @ p_WB_W[body] + arcs.first_moment.sum(axis=0)))
+    return float(kinetic), potential
