@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 from beam_models import elastic_catenary
 from scipy.integrate import solve_ivp
+from scipy.linalg import eigh_tridiagonal
+from scipy.optimize import brentq
 
 import multibody as mb
 from multibody.formulation.bodies.rope_span import span_terms
@@ -179,10 +181,11 @@ def test_atwood_machine_with_a_heavy_rope_over_a_massive_sheave() -> None:
     assert np.ptp(balance) < 1e-7 * res.energy["kinetic"].max()
 
 
-def _example_1(axial: float, stored: float = 2.0) -> mb.Model:
+def _example_1(axial: float, stored: float = 2.0, groove_pitch: float | None = None) -> mb.Model:
     """The paper's example 1 with a winch: a sheave (r = 0.1 m) carrying a 10 kg block on two
     vertical falls, one anchored, the other reeled onto a drum (R = 0.2 m, ``stored`` [m] of rope
-    on it) spun up smoothly to 2.5 rad/s in 0.3 s: v = 0.5 m/s."""
+    on it, a helical groove of ``groove_pitch`` [m]) spun up smoothly to 2.5 rad/s in 0.3 s:
+    v = 0.5 m/s."""
     r, R = 0.1, 0.2
     model = mb.Model("example1")
     block = _on_vertical_slide(model, "block", 10.0, 0.0, 1.0)
@@ -195,7 +198,7 @@ def _example_1(axial: float, stored: float = 2.0) -> mb.Model:
     reel = model.add(mb.Revolute("drum_axle", drum_axle, ground_axle))
     model.add(mb.Motion("reel", reel, velocity=_smooth_speed(2.5, 0.3)))
     route = [model.ground.add_marker("anchor", position=(-r, 0, 0)), mb.Pulley("sheave", axle, r)]
-    route.append(mb.Winch("winch", drum_axle, R, stored_length=stored))
+    route.append(mb.Winch("winch", drum_axle, R, groove_pitch=groove_pitch, stored_length=stored))
     model.add(
         mb.Rope(
             "rope",
@@ -238,6 +241,65 @@ def test_a_winch_reeling_in_over_a_sheave_the_papers_example_1() -> None:
     assert rope.tension_at("sheave")[hold] == pytest.approx((11 * G + on_sheave) / 2, rel=3e-4)
     balance = res.energy["total"] + res.energy["dissipated"]
     assert np.ptp(balance) < 1e-8 * np.ptp(res.energy["potential"])
+
+
+def test_a_load_hanging_on_a_heavy_rope_vibrates_at_the_rods_and_the_strings_frequencies() -> None:
+    """References: (1) the axial modes of a rod of rest length L0, mass rho per length and EA with
+    a mass M at its end, ``b tan b = rho L0 / M``, ``omega = b sqrt(EA / rho) / L0``: in the
+    material coordinate the linear axial problem is exactly this whatever the stretch and the
+    weight; (2) the transverse modes of the hanging string whose tension grows with height,
+    ``-(T y')' = omega^2 rho y``, ``T = M g + rho g x``, by 2000 finite differences. A 10 kg load
+    on a 2 m rope of 2 kg/m (EA = 1e6 N) on a vertical slide, linearized about its statics.
+    Tolerances: the first two axial frequencies to 1e-6 (measured 4e-11 and 7e-8 with 8 cubic
+    elements: the discretization);
+    the first transverse pair to 1e-4 (measured 3e-5: the reference's O(h^2))."""
+    EA, M, L, rho, n = 1e6, 10.0, 2.0, 2.0, 8
+    model = mb.Model("hanging")
+    load = _on_vertical_slide(model, "load", M, 0.0, L)
+    route = [model.ground.add_marker("top"), load.add_marker("hook")]
+    model.add(mb.Rope("rope", route, 0.01, EA, rho, elements_per_span=n, kind="moving_node", pretension=M * G))
+    frequencies = mb.linearize(model).modes().frequencies_hz
+    rest = L / (1 + M * G / EA)
+    for k in range(2):
+        b = brentq(lambda b: b * np.tan(b) - rho * rest / M, k * np.pi + 1e-9, k * np.pi + np.pi / 2 - 1e-9)
+        axial = b * np.sqrt(EA / rho) / rest / (2 * np.pi)
+        assert frequencies[np.argmin(np.abs(frequencies - axial))] == pytest.approx(axial, rel=1e-6)
+    cells = 2000
+    h = L / cells
+    tension = M * G + rho * G * h * (np.arange(cells) + 0.5)  # at the cells' middles, from the load up
+    string = np.sqrt(eigh_tridiagonal((tension[:-1] + tension[1:]) / h**2 / rho, -tension[1:-1] / h**2 / rho)[0][:2])
+    transverse = np.sort(frequencies)[:4]
+    assert transverse == pytest.approx(np.repeat(string / (2 * np.pi), 2), rel=1e-4)  # in x and in y
+
+
+def test_a_grooved_drum_reels_the_rope_in_along_its_helix() -> None:
+    """Reference: a helical groove's geometry. Example 1 with a drum grooved at a pitch of 0.05 m
+    per turn: the tangent point walks along the axle by the pitch per turn of its angle in the
+    drum's axes (a right-handed helix), and the rope taken in per radian is the helix's length
+    ``sqrt(R^2 + (p / 2 pi)^2)`` over the rope's stretch; the rope leaves the sheave at a growing
+    fleet angle (the sheave's slide holds it in its plane), and the energy balance closes but for
+    the rope joining the groove: its fleet angle is not the helix's, so its material meets the
+    drum with a jump of axial velocity (a few cm/s) whose ``1/2 rho s' dv^2`` the books lose.
+    Tolerances: the geometry to 1e-9 m (the constraints' tolerance); the balance to 2e-6 of the
+    potential energy gained (measured 8e-7; 1e-9 without a groove, test above)."""
+    pitch, R, T, EA = 0.05, 0.2, 11 * G / 2, 1e6
+    res = mb.dynamics(_example_1(EA, groove_pitch=pitch), 0.8, 0.01, rtol=1e-8)
+    rope = res.rope("rope")
+    # the tangent point's angle about the axle in the drum's axes, from their x-axis
+    offset = rope.tangent_points[:, 2, 0] - rope.centres[:, 2]
+    x_axis, axle = rope.reference_axes[:, 2], rope.axles[:, 2]
+    angle = np.unwrap(
+        np.arctan2(np.einsum("ta,ta->t", offset, np.cross(axle, x_axis)), np.einsum("ta,ta->t", offset, x_axis))
+    )
+    assert np.ptp(angle) > 1.5  # a quarter of a turn and more
+    walked = np.einsum("ta,ta->t", offset, axle)
+    assert walked - walked[0] == pytest.approx(pitch * (angle - angle[0]) / (2 * np.pi), abs=1e-9)
+    helix = np.hypot(R, pitch / (2 * np.pi))
+    taken_in = rope.material_coordinate_at("winch")[:, 0]
+    expected = rope.sense[2] * helix / (1 + T / EA) * (angle - angle[0])
+    assert taken_in - taken_in[0] == pytest.approx(expected, abs=1e-9)
+    balance = res.energy["total"] + res.energy["dissipated"]
+    assert np.ptp(balance) < 2e-6 * np.ptp(res.energy["potential"])
 
 
 def test_a_rope_between_two_anchors_takes_the_elastic_catenary() -> None:

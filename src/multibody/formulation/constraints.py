@@ -36,7 +36,12 @@ COINCIDENT, PERPENDICULAR, IN_PLANE, DISTANCE = (
 )
 ROTATION_DRIVER, TRANSLATION_DRIVER = KIND["rotation_driver"], KIND["translation_driver"]
 CONSTANT_VELOCITY, SCREW = KIND["constant_velocity"], KIND["screw"]
-TANGENT, RIM_MATERIAL = KIND["tangent"], KIND["rim_material"]
+RIM_TANGENT, RIM_MATERIAL, ON_CYLINDER, GROOVE = (
+    KIND["rim_tangent"],
+    KIND["rim_material"],
+    KIND["on_cylinder"],
+    KIND["groove"],
+)
 SMALLEST_LENGTH = 1e-300
 """Floor of a distance row's length [m]: coincident markers give a zero row, not a division by zero."""
 
@@ -172,14 +177,40 @@ def row_kernels(
             for n in range(3):
                 a[r, 1, n] = first[n] + second[n]
                 a[r, 3, n] = -first[n] - second[n]
-        elif k == TANGENT:
-            # u_I . d with u_I turning with I: d/dt = u_I . (v_I - v_J) + w_I . (u_I x d)
-            phi[r] = _dot(u_I, d)
-            _cross_to(u_I, d, first)
+        elif k == RIM_TANGENT:
+            # c_x a_x + c_y a_y with c = (x_J . d, y_J . d) and a = (u_I . x_J, u_I . y_J)
+            c_x, c_y = _dot(d, x_J), _dot(d, y_J)
+            a_x, a_y = _dot(u_I, x_J), _dot(u_I, y_J)
+            phi[r] = c_x * a_x + c_y * a_y
+            _cross_to(x_J, d, first)
+            _cross_to(y_J, d, second)
+            turn_x, turn_y = _cross(u_I, x_J), _cross(u_I, y_J)
             for n in range(3):
-                a[r, 0, n] = u_I[n]
-                a[r, 2, n] = -u_I[n]
-                a[r, 1, n] = first[n]
+                along = a_x * x_J[n] + a_y * y_J[n]
+                turning = c_x * turn_x[n] + c_y * turn_y[n]
+                a[r, 0, n] = along
+                a[r, 2, n] = -along
+                a[r, 1, n] = turning
+                a[r, 3, n] = a_x * first[n] + a_y * second[n] - turning
+        elif k == ON_CYLINDER:
+            c_x, c_y = _dot(d, x_J), _dot(d, y_J)
+            radius = max(np.sqrt(c_x * c_x + c_y * c_y), SMALLEST_LENGTH)
+            phi[r] = radius - parameter[r]
+            _cross_to(x_J, d, first)
+            _cross_to(y_J, d, second)
+            for n in range(3):
+                along = (c_x * x_J[n] + c_y * y_J[n]) / radius
+                a[r, 0, n] = along
+                a[r, 2, n] = -along
+                a[r, 3, n] = (c_x * first[n] + c_y * second[n]) / radius
+        elif k == GROOVE:
+            # z_J . d - c f (f = s - s_ref; the coordinate's column -c is added by the assembler)
+            phi[r] = _dot(u_J, d) - parameter[r] * f[r]
+            _cross_to(u_J, d, first)
+            for n in range(3):
+                a[r, 0, n] = u_J[n]
+                a[r, 2, n] = -u_J[n]
+                a[r, 3, n] = first[n]
         elif k == RIM_MATERIAL:
             # f = s - s_ref (the coordinate's column is added by the assembler) minus k psi, psi the
             # angle of d about z_J from x_J, unwrapped to the turn nearest f / k
@@ -293,8 +324,32 @@ def acceleration_kernels(
         elif k == CONSTANT_VELOCITY:
             y_I = R_WM[I, :, 1]
             gamma[r] = _turning_dot(u_I, u_J, w_i, w_j)[1] + _turning_dot(y_I, x_J, w_i, w_j)[1]
-        elif k == TANGENT:
-            gamma[r] = _turning_plane(u_I, d, d_dot, bias, w_i)
+        elif k == RIM_TANGENT or k == ON_CYLINDER:
+            c_x, c_y = _dot(d, x_J), _dot(d, y_J)
+            rate_x = _dot(d_dot, x_J) + _dot(w_j, _cross(x_J, d))
+            rate_y = _dot(d_dot, y_J) + _dot(w_j, _cross(y_J, d))
+            quadratic_x = -_turning_plane(x_J, d, d_dot, bias, w_j)
+            quadratic_y = -_turning_plane(y_J, d, d_dot, bias, w_j)
+            if k == ON_CYLINDER:
+                radius = max(np.sqrt(c_x * c_x + c_y * c_y), SMALLEST_LENGTH)
+                radial_rate = (c_x * rate_x + c_y * rate_y) / radius
+                gamma[r] = -(
+                    (rate_x * rate_x + rate_y * rate_y + c_x * quadratic_x + c_y * quadratic_y) / radius
+                    - radial_rate * radial_rate / radius
+                )
+            else:
+                a_x, a_y = _dot(u_I, x_J), _dot(u_I, y_J)
+                turn_x, minus_quadratic_ax = _turning_dot(u_I, x_J, w_i, w_j)
+                turn_y, minus_quadratic_ay = _turning_dot(u_I, y_J, w_i, w_j)
+                gamma[r] = -(
+                    quadratic_x * a_x
+                    + quadratic_y * a_y
+                    + 2.0 * (rate_x * turn_x + rate_y * turn_y)
+                    - c_x * minus_quadratic_ax
+                    - c_y * minus_quadratic_ay
+                )
+        elif k == GROOVE:
+            gamma[r] = _turning_plane(u_J, d, d_dot, bias, w_j)
         elif k == RIM_MATERIAL and parameter[r] != 0.0:
             # k psi'' has the quadratic part k [(c_x Q_y - c_y Q_x) / rho^2 - 2 N (c_x c_x' + c_y c_y') / rho^4]
             # with c = (x_J . d, y_J . d), N = c_x c_y' - c_y c_x', Q the quadratic parts of c''
@@ -394,8 +449,10 @@ class JacobianAssembler:
         self.modal, self.i_marker, self.j_marker = system.modal, rows.i_marker, rows.j_marker
         self.cables, self.n_frame_positions = system.cables, system.n_frame_positions
         reads = np.flatnonzero(rows.read_coordinates >= 0)
-        self.coordinate_entries = (reads, system.n_frame_velocities + rows.read_coordinates[reads], np.ones(reads.size))
-        """``(row, column, value)`` of the rows' entries on the coordinates they read (``rim_material``)"""
+        # d Phi / d s: 1 in a rim_material row, -c in a groove row
+        slope = np.where(rows.kind[reads] == GROOVE, -rows.parameter[reads], 1.0)
+        self.coordinate_entries = (reads, system.n_frame_velocities + rows.read_coordinates[reads], slope)
+        """``(row, column, value)`` of the rows' entries on the coordinates they read (``rim_material``, ``groove``)"""
         # Fixed CSR pattern: each kept value goes to one slot of ``data`` (duplicates summed).
         pattern = sp.csr_matrix(
             (np.arange(1, self.keep.size + 1, dtype=float), (self.row_index, self.column)), shape=self.shape

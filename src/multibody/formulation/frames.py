@@ -201,15 +201,24 @@ def position_scale(system: System, q: FloatArray) -> FloatArray:
 def coordinate_scale(system: System, length: float) -> FloatArray:
     """(n_velocities,) a typical size of each velocity-space coordinate: ``length`` [m] on translations,
     1 rad on rotations, ``sqrt(m) length`` [sqrt(kg) m] on a flexible body's modal coordinates (a
-    deflection of ``length`` over the body), ``length`` on cable node positions and 1 on slopes, ``length`` on a rope span's material coordinates."""
+    deflection of ``length`` over the body), on cable node positions (and a rope span's material
+    coordinates) the shorter of ``length`` and the cable's shortest element, 1 on slopes."""
     scale = [rigid.coordinate_scale(system.n_bodies, length)]
     if system.modal is not None:
         scale += [
             np.full(int(n), np.sqrt(inv.mass) * length) for n, inv in zip(system.modal.count, system.modal.invariants)
         ]
     if system.cables is not None:
+        # a node moves on the scale of its cable's elements: a step of the whole length would strain
+        # a short element far past a rope's strain (and across a tension-only rope's kink at slack)
+        first = np.cumsum(np.r_[0, system.cables.n_nodes[:-1] - 1])
+        elements = [
+            system.cables.length[start : start + nodes - 1] for start, nodes in zip(first, system.cables.n_nodes)
+        ]
         scale += [
-            np.r_[np.tile([length] * 3 + [1.0] * 3, int(nodes)), np.full(int(n - 6 * nodes), length)]
-            for n, nodes in zip(system.cables.count, system.cables.n_nodes)
+            np.r_[np.tile([size] * 3 + [1.0] * 3, int(nodes)), np.full(int(n - 6 * nodes), size)]
+            for n, nodes, size in zip(
+                system.cables.count, system.cables.n_nodes, [min(length, float(e.min())) for e in elements]
+            )
         ]
     return np.concatenate(scale)

@@ -8,9 +8,10 @@ more coordinates of the span (``multibody.formulation.bodies.rope_span``).
 
 The span's end nodes are tied to the route by joints whose rows the constraint kernels know:
 
-``RimContact``   the end node on a pulley's or drum's rim: in its mid-plane (``in_plane``), at the
-                 radius (``distance``), the rope tangent to the rim (``tangent``: ``x_I . d = 0``,
-                 the rope may leave the plane: its fleet or swing angle is free), and stuck to the
+``RimContact``   the end node on a pulley's or drum's rim: in its mid-plane (``in_plane``; on a
+                 grooved drum, in the groove: ``groove``), at the radius (``on_cylinder``), the
+                 rope tangent to the rim (``rim_tangent``: ``x_I . d_r = 0``, the rope may leave
+                 the plane: its fleet or swing angle is free), and stuck to the
                  rim (``rim_material``: ``s - s_ref = sense r psi``, ``psi`` the angle of the node
                  about the axle in the pulley's body axes). The rope on the rim keeps the strain it
                  was laid with (the rope's initial strain, ``k = sense r / (1 + strain)``): stuck,
@@ -104,29 +105,57 @@ class RimContact(Joint):
     """The end node of a moving-node span (I: its ``start_marker`` or ``end_marker``) on the rim of
     radius ``radius`` [m] of the pulley or drum whose marker is J (z-axis the axle), the rope
     running ``sense`` (+1: counterclockwise about z, travelling towards increasing material
-    coordinate) and stuck to the rim from the input configuration on, ``stretch`` [-] (1 + strain) the
-    rope's stretch on the rim (see the module)."""
+    coordinate) and stuck to the rim from the input configuration on, ``stretch`` [-] (1 + strain)
+    the rope's stretch on the rim (see the module). On a drum with a helical groove of pitch
+    ``groove_pitch`` [m] (right-handed: advancing along +z as the rope runs counterclockwise) the
+    node follows the groove instead of the mid-plane, and a radian of the drum holds the helix's
+    length ``sqrt(r^2 + (p / 2 pi)^2)``."""
 
     def __init__(
-        self, name: str, node: CableMarker, rim: Marker, radius: float, sense: float, stretch: float = 1.0
+        self,
+        name: str,
+        node: CableMarker,
+        rim: Marker,
+        radius: float,
+        sense: float,
+        stretch: float = 1.0,
+        groove_pitch: float | None = None,
     ) -> None:
         super().__init__(name, node, rim)
         _check_span_end(self, node)
         self.radius, self.sense, self.stretch = float(radius), float(sense), float(stretch)
+        self.groove_pitch = groove_pitch
 
     def constraint_rows(self) -> tuple[ConstraintRow, ...]:
         span, end = _span_end(self.i_marker)
+        advance = 0.0 if self.groove_pitch is None else self.groove_pitch / (2.0 * np.pi)  # [m/rad]
+        per_radian = self.sense * np.hypot(self.radius, advance) / self.stretch  # material [m/rad]
+        angle, axial = _rim_position(self)
+        material = float(span.material_ends[end])
+        if self.groove_pitch is None:
+            plane = in_plane("z")
+        else:  # z . d = axial + (advance / per_radian) (s - s_0)
+            per_length = advance / per_radian
+            plane = ConstraintRow(
+                "groove",
+                j_axis=2,
+                label="in the groove",
+                parameter=per_length,
+                coordinate_owner=span,
+                coordinate=end,
+                reference=material - axial / per_length,
+            )
         return (
-            in_plane("z"),
-            ConstraintRow("distance", label="on the rim", parameter=self.radius),
-            ConstraintRow("tangent", i_axis=0, label="tangent to the rim"),
+            plane,
+            ConstraintRow("on_cylinder", label="on the rim", parameter=self.radius),
+            ConstraintRow("rim_tangent", i_axis=0, label="tangent to the rim"),
             ConstraintRow(
                 "rim_material",
                 label="stuck to the rim",
-                parameter=self.sense * self.radius / self.stretch,
+                parameter=per_radian,
                 coordinate_owner=span,
                 coordinate=end,
-                reference=float(span.material_ends[end]) - self.sense * self.radius / self.stretch * _rim_angle(self),
+                reference=material - per_radian * angle,
             ),
         )
 
@@ -161,15 +190,14 @@ def _span_end(marker: CableMarker) -> tuple[MovingNodeSpan, int]:
     return span, int(marker is span.end_marker)
 
 
-def _rim_angle(contact: RimContact) -> float:
-    """The angle [rad] in (-pi, pi] of the contact's node about the rim marker's z-axis, from its
-    x-axis, in the input configuration."""
+def _rim_position(contact: RimContact) -> tuple[float, float]:
+    """``(angle [rad] in (-pi, pi], axial offset [m])`` of the contact's node about and along the
+    rim marker's z-axis, the angle from its x-axis, in the input configuration."""
     from multibody.model.forces.rope import _input_pose
 
     p_rim, R_rim = _input_pose(contact.j_marker)
-    node = contact.i_marker
-    offset = R_rim.T @ (node.position - p_rim)  # a span marker's position is its world position
-    return float(np.arctan2(offset[1], offset[0]))
+    offset = R_rim.T @ (contact.i_marker.position - p_rim)  # a span marker's position is its world position
+    return float(np.arctan2(offset[1], offset[0])), float(offset[2])
 
 
 def moving_node_parts(rope: Rope) -> tuple[MovingNodeSpan | Joint, ...]:
@@ -180,7 +208,7 @@ def moving_node_parts(rope: Rope) -> tuple[MovingNodeSpan | Joint, ...]:
     at an anchor marker, a ``RimContact`` on a winch), ``<rope>_<pulley>_in`` and ``_out`` on each
     pulley. Sets ``rope.rims``: per pulley, ``(marker, radius, sense, stretch, span arriving, span
     leaving)``, and ``rope.drums``: per winch, ``(marker, radius, sense, stretch, span, which end of
-    it, stored length)`` (the rope on a rim or drum is a rigid part of it,
+    it, stored length, length per radian)`` (the rope on a rim or drum is a rigid part of it,
     ``multibody.formulation.bodies.rope_span.rim_arcs``)."""
     from multibody.model.body import Ground
     from multibody.model.forces.rope import ANCHOR, WINCH, Pulley, _input_pose
@@ -210,7 +238,7 @@ def moving_node_parts(rope: Rope) -> tuple[MovingNodeSpan | Joint, ...]:
     parts: list[MovingNodeSpan | Joint] = []
     contacts: list[Joint] = []
     rims: list[tuple[Marker, float, float, float, MovingNodeSpan, MovingNodeSpan]] = []
-    drums: list[tuple[Marker, float, float, float, MovingNodeSpan, int, float]] = []
+    drums: list[tuple[Marker, float, float, float, MovingNodeSpan, int, float, float]] = []
     material = 0.0
     last = len(reeving.markers) - 1
     for k in range(last):
@@ -233,7 +261,16 @@ def moving_node_parts(rope: Rope) -> tuple[MovingNodeSpan | Joint, ...]:
             if point in (0, last) and reeving.kind[point] == WINCH:
                 winch = rope.points[point]
                 drums.append(
-                    (winch.marker, winch.radius, float(reeving.sense[point]), stretch, span, end, winch.stored_length)
+                    (
+                        winch.marker,
+                        winch.radius,
+                        float(reeving.sense[point]),
+                        stretch,
+                        span,
+                        end,
+                        winch.stored_length,
+                        winch.length_per_radian,
+                    )
                 )
         parts.append(span)
         material += span_rest[k] + reeving.radius[k + 1] * wraps[k + 1] / stretch
@@ -243,6 +280,7 @@ def moving_node_parts(rope: Rope) -> tuple[MovingNodeSpan | Joint, ...]:
             if reeving.kind[point] == ANCHOR:
                 contacts.append(RopeAnchor(name, node, marker))
             else:
-                contacts.append(RimContact(name, node, marker, radius, sense, stretch))
+                pitch = getattr(rope.points[point], "groove_pitch", None)
+                contacts.append(RimContact(name, node, marker, radius, sense, stretch, pitch))
     rope.rims, rope.drums = tuple(rims), tuple(drums)
     return (*parts, *contacts)

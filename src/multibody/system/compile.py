@@ -429,36 +429,41 @@ def _rim_arcs(
     def material(span: MovingNodeSpan, end: int) -> int:
         return q_start + start_of[id(span)] + span.initial_coordinates.size - 2 + end
 
-    wheels = [(marker, radius, sense, stretch) for marker, radius, sense, stretch, *_ in [*rims, *drums]]
+    wheels = [(marker, radius, sense) for marker, radius, sense, *_ in [*rims, *drums]]
     # a winch at the start keeps the rope before its contact: more stored as its material coordinate grows
-    kinds = [WRAP] * len(rims) + [STORED_BEFORE if end == 0 else STORED_AFTER for *_, end, _ in drums]
+    kinds = [WRAP] * len(rims) + [STORED_BEFORE if end == 0 else STORED_AFTER for *_, end, _, _ in drums]
     return {
         "arc_marker": np.array([marker_index[id(marker)] for marker, *_ in wheels], dtype=np.int64),
         "arc_body": np.array([body_index[id(marker.body)] for marker, *_ in wheels], dtype=np.int64),
         "arc_radius": np.array([radius for _, radius, *_ in wheels], dtype=float),
-        "arc_sense": np.array([sense for _, _, sense, _ in wheels], dtype=float),
-        "arc_mass_per_length": np.array(
-            [a.mass_per_length / stretch for *_, stretch, a, _ in rims]
-            + [span.mass_per_length / stretch for *_, stretch, span, _, _ in drums],
+        "arc_sense": np.array([sense for _, _, sense in wheels], dtype=float),
+        # the rope keeps its initial stretch on a wheel: less rest length per radian by that
+        "arc_material_per_radian": np.array(
+            [radius / stretch for _, radius, _, stretch, *_ in rims]
+            + [per_radian / stretch for _, _, _, stretch, *_, per_radian in drums],
             dtype=float,
         ),
-        "arc_stretch": np.array([stretch for *_, stretch in wheels], dtype=float),
+        "arc_mass_per_radian": np.array(
+            [a.mass_per_length * radius / stretch for _, radius, _, stretch, a, _ in rims]
+            + [span.mass_per_length * per_radian / stretch for _, _, _, stretch, span, _, _, per_radian in drums],
+            dtype=float,
+        ),
         "arc_kind": np.array(kinds, dtype=np.int64),
         "arc_first": np.array(
-            [node(a, 1) for *_, a, _ in rims] + [node(span, end) for *_, span, end, _ in drums], dtype=np.int64
+            [node(a, 1) for *_, a, _ in rims] + [node(span, end) for *_, span, end, _, _ in drums], dtype=np.int64
         ).reshape(-1, 3),
         "arc_second": np.array(
-            [node(b, 0) for *_, b in rims] + [node(span, end) for *_, span, end, _ in drums], dtype=np.int64
+            [node(b, 0) for *_, b in rims] + [node(span, end) for *_, span, end, _, _ in drums], dtype=np.int64
         ).reshape(-1, 3),
         "arc_material": np.array(
-            [-1] * len(rims) + [material(span, end) for *_, span, end, _ in drums], dtype=np.int64
+            [-1] * len(rims) + [material(span, end) for *_, span, end, _, _ in drums], dtype=np.int64
         ),
         # stored = stored_length + kind * (s - s(0)), kind +1 before the contact, -1 after it
         "arc_stored": np.array(
             [0.0] * len(rims)
             + [
                 stored - kind * span.material_ends[end]
-                for (*_, span, end, stored), kind in zip(drums, kinds[len(rims) :])
+                for (*_, span, end, stored, _), kind in zip(drums, kinds[len(rims) :])
             ],
             dtype=float,
         ),

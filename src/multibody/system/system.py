@@ -37,8 +37,10 @@ CONSTRAINT_KINDS = (
     "translation_driver",
     "constant_velocity",
     "screw",
-    "tangent",
+    "rim_tangent",
     "rim_material",
+    "on_cylinder",
+    "groove",
 )
 
 

@@ -254,10 +254,12 @@ class RopeSpans:
     """(na,) [m]"""
     arc_sense: FloatArray
     """(na,) +1/-1 (see ``multibody.model.forces.rope``)"""
-    arc_mass_per_length: FloatArray
-    """(na,) [kg/m of rim]: the rope's, less by its stretch on the rim"""
-    arc_stretch: FloatArray
-    """(na,) 1 + the rope's strain on the rim"""
+    arc_mass_per_radian: FloatArray
+    """(na,) [kg/rad] the rope on a radian of the wheel (its rest length per radian times its mass
+    per length)"""
+    arc_material_per_radian: FloatArray
+    """(na,) [m/rad] the rope's rest length on a radian of the wheel (``r / stretch``, a grooved
+    drum's helix ``sqrt(r^2 + (p / 2 pi)^2) / stretch``)"""
     arc_kind: IntArray
     """(na,) ``WRAP``: from the entry to the exit node; ``STORED_BEFORE`` / ``STORED_AFTER``: a drum's
     stored rope, ending / starting at the contact node (a winch at the route's start / end)"""
@@ -341,12 +343,13 @@ WRAP, STORED_BEFORE, STORED_AFTER = 0, 1, -1
 def rim_arcs(spans: RopeSpans, q: FloatArray, p_WM_W: FloatArray, R_WM: FloatArray, p_WB_W: FloatArray) -> RimArcs:
     """The rope on the rims at positions ``q`` and marker and body frames (world): each pulley's
     wrap from the entry to the exit node in the pulley's sense, each drum's stored rope (its
-    length from the contact's material coordinate, none once paid out). With ``e1`` towards the
-    arc's start, ``e2 = sense z x e1`` and its angle ``phi``: mass ``rho r phi``, first moment about
+    length from the contact's material coordinate, none once paid out), ``rho`` the mass per length
+    of rim (a helix taken in the drum's plane). With ``e1`` towards the arc's start,
+    ``e2 = sense z x e1`` and its angle ``phi``: mass ``rho r phi``, first moment about
     the centre ``rho r^2 (sin phi e1 + (1 - cos phi) e2)``, second moment ``rho r^3 int n n^T``
-    (``n = cos t e1 + sin t e2``, t in [0, phi]); a drum's helix taken in its plane."""
+    (``n = cos t e1 + sin t e2``, t in [0, phi])."""
     centre, axle = p_WM_W[spans.arc_marker], R_WM[spans.arc_marker][:, :, 2]
-    r, rho, sense = spans.arc_radius, spans.arc_mass_per_length, spans.arc_sense
+    r, rho, sense = spans.arc_radius, spans.arc_mass_per_radian / spans.arc_radius, spans.arc_sense
     first, second = q[spans.arc_first] - centre, q[spans.arc_second] - centre
     first -= np.einsum("ki,ki->k", first, axle)[:, None] * axle
     second -= np.einsum("ki,ki->k", second, axle)[:, None] * axle
@@ -355,7 +358,7 @@ def rim_arcs(spans: RopeSpans, q: FloatArray, p_WM_W: FloatArray, R_WM: FloatArr
     wrap = np.mod(np.arctan2(np.einsum("ki,ki->k", second, across), np.einsum("ki,ki->k", second, start)), 2 * np.pi)
     drum = spans.arc_kind != WRAP
     stored = np.maximum(spans.arc_stored + spans.arc_kind * q[np.maximum(spans.arc_material, 0)], 0.0)
-    phi = np.where(drum, stored * spans.arc_stretch / r, wrap)
+    phi = np.where(drum, stored / spans.arc_material_per_radian, wrap)
     # a drum's rope stored before its contact starts phi back from it
     back = spans.arc_kind == STORED_BEFORE
     e1 = np.where(back[:, None], np.cos(phi)[:, None] * start - np.sin(phi)[:, None] * across, start)

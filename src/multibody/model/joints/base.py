@@ -8,9 +8,13 @@ evaluated in vectorized groups by the formulation:
 ``perpendicular`` ``a_I . b_J = 0`` for axis ``a`` of marker I and axis ``b`` of marker J
 ``in_plane``      ``b_J . d = 0`` for axis ``b`` of marker J
 ``distance``      ``|d| - L = 0``
-``tangent``       ``a_I . d = 0`` for axis ``a`` of marker I (a rope leaving a rim tangentially)
+``rim_tangent``   ``a_I . d_r = 0`` for axis ``a`` of marker I, ``d_r`` the part of ``d`` normal to J's z-axis
+                  (a rope leaving a rim or a drum's helix tangentially)
+``on_cylinder``   ``|d_r| - r = 0``: I's origin on the cylinder of radius ``r`` about J's z-axis
 ``rim_material``  ``s - s_ref - k psi = 0``: a material coordinate ``s`` of marker I's body against the
                   angle ``psi`` of I's origin about J's z-axis (``k = sense r``; ``k = 0`` holds ``s``)
+``groove``        ``z_J . d - c (s - s_ref) = 0``: I's origin along J's z-axis following a material
+                  coordinate (a drum's helical groove: ``c`` its axial advance per length of rope)
 ``rotation_driver`` / ``translation_driver``  joint coordinates prescribed by a ``Motion``
 """
 
