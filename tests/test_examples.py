@@ -92,6 +92,7 @@ def test_the_shipped_examples_are_there() -> None:
         "pendulum",
         "pump_truck_boom",
         "quarter_car_study",
+        "rope_crane",
         "slider_crank",
         "sliding_door",
         "two_mass_chain",
@@ -149,6 +150,27 @@ def test_flexible_manipulator_sags_as_its_cantilever_and_keeps_its_energy_books(
     assert_energy_conserved(results, module.ANALYSIS["rtol"])
     assert np.max(np.linalg.norm(module.tip_deflection(results)[:, :2], axis=1)) > 1e-3  # the slew bent it
     assert results.work["lost"][-1] > 0.0
+
+
+# -- rope crane ----------------------------------------------------------------------------------
+
+
+def test_rope_crane_hangs_on_two_falls_and_keeps_its_energy_books_as_it_lifts() -> None:
+    # References: (1) statics of the hook on two vertical falls: at the movable sheave each fall
+    # carries half of the load, the sheave and the rope on it (their weights; the falls' own weight
+    # is above), to 2e-4 (the tension is read from the span end's slope, whose strain the axial
+    # quadrature pins at the elements' Gauss points, not at the nodes: measured 6e-5); (2) the
+    # energy books of the first 0.5 s of the lift from that equilibrium (total + dissipated
+    # constant, the winch's work booked), as for every example, while the hook rises.
+    module = load_example("rope_crane")
+    model = module.build()
+    rope = mb.statics(model).rope("hoist")
+    on_sheave = module.ROPE_MASS * np.pi * module.SHEAVE_RADIUS
+    expected = (module.LOAD + module.SHEAVE_MASS + on_sheave) * module.GRAVITY / 2
+    assert rope.tension_at("sheave_3")[-1] == pytest.approx([expected, expected], rel=2e-4)
+    results = module.simulate(module.build(), 0.5)
+    assert_energy_conserved(results, module.ANALYSIS["rtol"])
+    assert results.body("hook").position[-1, 2] > results.body("hook").position[0, 2] + 0.01
 
 
 # -- block and tackle ----------------------------------------------------------------------------

@@ -348,10 +348,12 @@ def test_ropes_are_drawn_through_their_tangent_points_and_coloured_by_tension(br
     page.close()
 
 
-def test_pulleys_turn_and_a_rope_is_coloured_by_its_tension_along_it(browser, tmp_path) -> None:
-    # Reference: RopeHistory.rims and polyline_tension (float32 on the page). An Atwood machine
-    # over a no-slip sheave with inertia: the sheave turns (its spoke, along its marker's x-axis,
-    # sweeps), and the heavy side, pulling harder to spin it up, is drawn redder than the light one.
+@pytest.mark.parametrize("kind", ["massless", "moving_node"])
+def test_pulleys_turn_and_a_rope_is_coloured_by_its_tension_along_it(browser, tmp_path, kind: str) -> None:
+    # Reference: RopeHistory.rims, polyline and polyline_tension (float32 on the page). An Atwood
+    # machine over a no-slip sheave with inertia: the sheave turns (its spoke, along its marker's
+    # x-axis, sweeps), and the heavy side, pulling harder to spin it up, is drawn redder than the
+    # light one. A moving-node rope is drawn through its spans' nodes and cubic shape.
     model = mb.Model("atwood")
     y_axis = (0.0, 1.0, 0.0)
     sheave = model.add(mb.RigidBody("sheave", mass=1.0, inertia=(0.02, 0.02, 0.02)))
@@ -369,7 +371,8 @@ def test_pulleys_turn_and_a_rope_is_coloured_by_its_tension_along_it(browser, tm
         )
         hooks.append(body.add_marker("hook"))
     route = [hooks[0], mb.Pulley("sheave", axle, 0.1, friction="no_slip"), hooks[1]]
-    model.add(mb.Rope("rope", route, 0.01, 1e4, 0.1, damping=200.0, pretension=2.0 * 9.81))
+    options = {"kind": kind, "elements_per_span": 2, "damping": 400.0} if kind == "moving_node" else {"damping": 200.0}
+    model.add(mb.Rope("rope", route, 0.01, 1e4, 0.1, pretension=2.0 * 9.81, **options))
     results = mb.dynamics(model, 0.4, 0.1)
     path = tmp_path / "atwood.html"
     animate(model, results, path)
@@ -380,6 +383,11 @@ def test_pulleys_turn_and_a_rope_is_coloured_by_its_tension_along_it(browser, tm
         page.evaluate(f"window.multibodyViewer.setFrame({frame})")
         drawn = np.array(page.evaluate("window.multibodyViewer.ropeRims(0)")).reshape(-1, 3)
         np.testing.assert_allclose(drawn, rims[frame], atol=1e-6)
+        drawn = np.array(page.evaluate("window.multibodyViewer.ropePoints(0)")).reshape(-1, 3)
+        np.testing.assert_allclose(drawn, rope.polyline()[frame], atol=1e-6)
+    if kind == "moving_node":  # drawn through the spans' nodes
+        nodes = rope.nodes[-1, :, :, :3].reshape(-1, 3)
+        assert np.min(np.linalg.norm(drawn[:, None] - nodes[None], axis=2), axis=0).max() < 1e-6
     spokes = rims[:, -1] - rims[:, -2]
     assert np.degrees(np.arccos(spokes[0] @ spokes[-1] / 0.1**2)) > 30  # the sheave has turned
     light, heavy = (

@@ -45,9 +45,9 @@ def state_from_results(system: System, results: Results, time: float | None = No
         )
     k = frame_index(results, time)
     q = positions_from_results(results, k)
-    R_WB = rotations.rotation_from_euler_parameters(rigid.euler_parameters(q))
+    R_WB = rotations.rotation_from_euler_parameters(rigid.euler_parameters(q[: system.n_frame_positions]))
     w_B = np.einsum("bji,bj->bi", R_WB, results.arrays["body/angular_velocity"][k])
-    v = rigid.velocities(results.arrays["body/velocity"][k], w_B)
+    v = np.concatenate([rigid.velocities(results.arrays["body/velocity"][k], w_B), _tail(results, k, "velocities")])
     t = float(results.time[k])
     x = results.arrays["state/x"][k].copy() if "state/x" in results.arrays else system.x0.copy()
     form = CartesianFormulation(system)
@@ -56,6 +56,18 @@ def state_from_results(system: System, results: Results, time: float | None = No
 
 
 def positions_from_results(results: Results, frame: int) -> np.ndarray:
-    """Position vector ``q`` (n_positions,) of output frame ``frame``: CM positions and unit Euler parameters."""
+    """Position vector ``q`` (n_positions,) of output frame ``frame``: CM positions and unit Euler
+    parameters, then the modal coordinates and the cables' (and rope spans') coordinates."""
     e_WB = rotations.normalize(results.arrays["body/euler_parameters"][frame])
-    return rigid.positions(results.arrays["body/position"][frame], e_WB)
+    return np.concatenate(
+        [rigid.positions(results.arrays["body/position"][frame], e_WB), _tail(results, frame, "coordinates")]
+    )
+
+
+def _tail(results: Results, frame: int, kind: str) -> np.ndarray:
+    """The coordinates after the frames' at output frame ``frame``: modal, then cable ``kind``
+    ("coordinates" or "velocities")."""
+    parts = [
+        results.arrays[f"{owner}/{kind}"][frame] for owner in ("modal", "cable") if f"{owner}/{kind}" in results.arrays
+    ]
+    return np.concatenate(parts) if parts else np.zeros(0)

@@ -7,7 +7,9 @@ rope, travelling from the first end to the last, goes counterclockwise about the
 (the axle, right-handed), -1 clockwise. Without it a pulley's sense is the way the route turns
 there in the input configuration (the rope bends round the pulley) and a winch's is +1.
 
-``kind="massless"`` (the only kind available yet) is a massless path: the exact tangent lines
+``kind="moving_node"`` lays the rope as moving-node spans (``multibody.model.rope_span``: the rope
+has mass, flows over the pulleys stuck to them and onto the drums). ``kind="massless"`` (the
+default) is a massless path: the exact tangent lines
 between the wrap circles and the arcs on them (``multibody.spatial.wrapping``), an axial
 spring-damper law, tension only. Each free span acts on its two ends' bodies at its tangent
 points; a winch reels rope in or pays it out as its drum turns. The rope adds one force element
@@ -195,7 +197,8 @@ class Rope(ForceElement):
 
     ``diameter`` [m] (drawing), ``axial_stiffness`` EA [N], ``mass_per_length`` [kg/m] (not used
     by the massless kind: its weight is neglected), ``elements_per_span`` (moving-node kind),
-    ``damping`` [N s/m] on the rate of stretch. The rope is unstretched in the input
+    ``damping``: the massless kind's [N s/m] on the rate of stretch, the moving-node kind's [N s] on
+    the strain rate (tension ``EA eps + damping d(eps)/dt``). The rope is unstretched in the input
     configuration unless ``pretension`` [N] (its initial tension) or ``length`` [m] (its
     unstretched free length at t = 0, at most the input path length) is given.
 
