@@ -347,35 +347,86 @@ def rim_arcs(spans: RopeSpans, q: FloatArray, p_WM_W: FloatArray, R_WM: FloatArr
     of rim (a helix taken in the drum's plane). With ``e1`` towards the arc's start,
     ``e2 = sense z x e1`` and its angle ``phi``: mass ``rho r phi``, first moment about
     the centre ``rho r^2 (sin phi e1 + (1 - cos phi) e2)``, second moment ``rho r^3 int n n^T``
-    (``n = cos t e1 + sin t e2``, t in [0, phi])."""
-    centre, axle = p_WM_W[spans.arc_marker], R_WM[spans.arc_marker][:, :, 2]
-    r, rho, sense = spans.arc_radius, spans.arc_mass_per_radian / spans.arc_radius, spans.arc_sense
-    first, second = q[spans.arc_first] - centre, q[spans.arc_second] - centre
-    first -= np.einsum("ki,ki->k", first, axle)[:, None] * axle
-    second -= np.einsum("ki,ki->k", second, axle)[:, None] * axle
-    start = first / np.linalg.norm(first, axis=1)[:, None]
-    across = sense[:, None] * np.cross(axle, start)
-    wrap = np.mod(np.arctan2(np.einsum("ki,ki->k", second, across), np.einsum("ki,ki->k", second, start)), 2 * np.pi)
-    drum = spans.arc_kind != WRAP
-    stored = np.maximum(spans.arc_stored + spans.arc_kind * q[np.maximum(spans.arc_material, 0)], 0.0)
-    phi = np.where(drum, stored / spans.arc_material_per_radian, wrap)
-    # a drum's rope stored before its contact starts phi back from it
-    back = spans.arc_kind == STORED_BEFORE
-    e1 = np.where(back[:, None], np.cos(phi)[:, None] * start - np.sin(phi)[:, None] * across, start)
-    e2 = sense[:, None] * np.cross(axle, e1)
-    mass = rho * r * phi
-    about_centre = (rho * r**2)[:, None] * (np.sin(phi)[:, None] * e1 + (1.0 - np.cos(phi))[:, None] * e2)
-    outer = lambda a, b: np.einsum("ki,kj->kij", a, b)
-    second_moment = (rho * r**3)[:, None, None] * (
-        (phi / 2 + np.sin(2 * phi) / 4)[:, None, None] * outer(e1, e1)
-        + (phi / 2 - np.sin(2 * phi) / 4)[:, None, None] * outer(e2, e2)
-        + (np.sin(phi) ** 2 / 2)[:, None, None] * (outer(e1, e2) + outer(e2, e1))
-    )
-    a = centre - p_WB_W[spans.arc_body]  # the centre from the body's CM
-    # sum dm (a + r n)(a + r n)^T about the CM, and the inertia tensor tr(P) I - P
-    P = mass[:, None, None] * outer(a, a) + outer(a, about_centre) + outer(about_centre, a) + second_moment
-    inertia = np.einsum("kii->k", P)[:, None, None] * np.eye(3) - P
-    return RimArcs(mass, mass[:, None] * a + about_centre, inertia)
+    (``n = cos t e1 + sin t e2``, t in [0, phi]); compiled, one pass over the arcs."""
+    count = spans.arc_body.size
+    mass, first_moment, inertia = np.empty(count), np.empty((count, 3)), np.empty((count, 3, 3))
+    _arc_properties(
+        q, p_WM_W, R_WM, p_WB_W, spans.arc_marker, spans.arc_body, spans.arc_radius, spans.arc_sense,
+        spans.arc_mass_per_radian, spans.arc_material_per_radian, spans.arc_kind, spans.arc_first,
+        spans.arc_second, spans.arc_material, spans.arc_stored, mass, first_moment, inertia,
+    )  # fmt: skip
+    return RimArcs(mass, first_moment, inertia)
+
+
+@njit(cache=True)
+def _arc_properties(
+    q: FloatArray,
+    p_WM_W: FloatArray,
+    R_WM: FloatArray,
+    p_WB_W: FloatArray,
+    marker: IntArray,
+    body: IntArray,
+    radius: FloatArray,
+    sense: FloatArray,
+    mass_per_radian: FloatArray,
+    material_per_radian: FloatArray,
+    kind: IntArray,
+    first: IntArray,
+    second: IntArray,
+    material: IntArray,
+    stored_offset: FloatArray,
+    mass: FloatArray,
+    first_moment: FloatArray,
+    inertia: FloatArray,
+) -> None:
+    """``rim_arcs``' loop: mass (na,), first moment (na, 3) and inertia (na, 3, 3) about each
+    arc's body's CM, world axes, written into the last three arguments."""
+    start, leave, across, e1, e2 = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    a, about = np.empty(3), np.empty(3)
+    for k in range(body.size):
+        axle = R_WM[marker[k], :, 2].copy()  # contiguous, for the dot products
+        centre = p_WM_W[marker[k]]
+        for i in range(3):
+            start[i] = q[first[k, i]] - centre[i]
+            leave[i] = q[second[k, i]] - centre[i]
+        along_start, along_leave = start @ axle, leave @ axle
+        start -= along_start * axle
+        leave -= along_leave * axle
+        start /= np.sqrt(start @ start)
+        across[:] = sense[k] * np.cross(axle, start)
+        if kind[k] == WRAP:
+            phi = np.arctan2(leave @ across, leave @ start) % (2.0 * np.pi)
+        else:
+            phi = max(stored_offset[k] + kind[k] * q[material[k]], 0.0) / material_per_radian[k]
+        if kind[k] == STORED_BEFORE:  # ends at the contact: starts phi back from it
+            e1[:] = np.cos(phi) * start - np.sin(phi) * across
+        else:
+            e1[:] = start
+        e2[:] = sense[k] * np.cross(axle, e1)
+        r, per_radian = radius[k], mass_per_radian[k]
+        m = per_radian * phi
+        sine, cosine = np.sin(phi), np.cos(phi)
+        about[:] = per_radian * r * (sine * e1 + (1.0 - cosine) * e2)
+        a[:] = centre - p_WB_W[body[k]]  # the centre from the body's CM
+        c11 = per_radian * r * r * (phi / 2 + np.sin(2 * phi) / 4)
+        c22 = per_radian * r * r * (phi / 2 - np.sin(2 * phi) / 4)
+        c12 = per_radian * r * r * sine * sine / 2
+        # P = sum dm (a + r n)(a + r n)^T about the CM; the inertia tr(P) I - P
+        for i in range(3):
+            for j in range(3):
+                inertia[k, i, j] = -(
+                    m * a[i] * a[j]
+                    + a[i] * about[j]
+                    + about[i] * a[j]
+                    + c11 * e1[i] * e1[j]
+                    + c22 * e2[i] * e2[j]
+                    + c12 * (e1[i] * e2[j] + e2[i] * e1[j])
+                )
+        trace = -(inertia[k, 0, 0] + inertia[k, 1, 1] + inertia[k, 2, 2])
+        for i in range(3):
+            inertia[k, i, i] += trace
+            first_moment[k, i] = m * a[i] + about[i]
+        mass[k] = m
 
 
 def add_rim_terms(
@@ -391,23 +442,47 @@ def add_rim_terms(
     first moment ``h`` and inertia ``J`` about the CM, ``[[m I, -skew(h) R], [R^T skew(h), R^T J R]]``,
     forces ``-(w x (w x h), R^T (w x J w)) + (m g, R^T (h x g))``."""
     from multibody.formulation.bodies.rigid import VELOCITY_WIDTH
-    from multibody.spatial.rotations import skew
 
-    body = spans.arc_body
-    R, w = R_WB[body], w_WB_W[body]
-    h, J, m = arcs.first_moment, arcs.inertia, arcs.mass
-    g = spans.gravity
-    translation = -np.cross(w, np.cross(w, h)) + m[:, None] * g
-    rotation = np.einsum("kji,kj->ki", R, -np.cross(w, np.einsum("kij,kj->ki", J, w)) + np.cross(h, g))
-    columns = VELOCITY_WIDTH * body[:, None] + np.arange(VELOCITY_WIDTH)
-    np.add.at(force, columns, np.hstack([translation, rotation]))
-    blocks = np.zeros((body.size, VELOCITY_WIDTH, VELOCITY_WIDTH))
-    blocks[:, :3, :3] = m[:, None, None] * np.eye(3)
-    coupling = skew(h)
-    blocks[:, :3, 3:] = -coupling @ R
-    blocks[:, 3:, :3] = np.transpose(R, (0, 2, 1)) @ coupling
-    blocks[:, 3:, 3:] = np.transpose(R, (0, 2, 1)) @ J @ R
+    columns = VELOCITY_WIDTH * spans.arc_body[:, None] + np.arange(VELOCITY_WIDTH)
+    blocks = np.empty((spans.arc_body.size, VELOCITY_WIDTH, VELOCITY_WIDTH))
+    _rim_loads(
+        arcs.mass, arcs.first_moment, arcs.inertia, R_WB, w_WB_W, spans.arc_body, spans.gravity, columns, force, blocks
+    )
     return columns, blocks
+
+
+@njit(cache=True)
+def _rim_loads(
+    mass: FloatArray,
+    first_moment: FloatArray,
+    inertia: FloatArray,
+    R_WB: FloatArray,
+    w_WB_W: FloatArray,
+    body: IntArray,
+    gravity: FloatArray,
+    columns: IntArray,
+    force: FloatArray,
+    blocks: FloatArray,
+) -> None:
+    """``add_rim_terms``' loop over the arcs."""
+    coupling = np.empty((3, 3))
+    for k in range(body.size):
+        R, w, h, J, m = R_WB[body[k]].copy(), w_WB_W[body[k]].copy(), first_moment[k].copy(), inertia[k].copy(), mass[k]
+        R_T = np.ascontiguousarray(R.T)
+        translation = -np.cross(w, np.cross(w, h)) + m * gravity
+        rotation = R_T @ (-np.cross(w, J @ w) + np.cross(h, gravity))
+        for i in range(3):
+            force[columns[k, i]] += translation[i]
+            force[columns[k, 3 + i]] += rotation[i]
+        coupling[:, :] = 0.0
+        coupling[0, 1], coupling[0, 2], coupling[1, 2] = -h[2], h[1], -h[0]
+        coupling[1, 0], coupling[2, 0], coupling[2, 1] = h[2], -h[1], h[0]
+        blocks[k, :, :] = 0.0
+        for i in range(3):
+            blocks[k, i, i] = m
+        blocks[k, :3, 3:] = -coupling @ R
+        blocks[k, 3:, :3] = R_T @ coupling
+        blocks[k, 3:, 3:] = R_T @ J @ R
 
 
 def rim_energies(
