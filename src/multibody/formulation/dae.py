@@ -32,6 +32,11 @@ modified Newton in ADAMS and Exudyn does, was tried and dropped: with the iterat
 previous step, at the same ``c``, Newton on the free slider-crank diverged on most steps; the
 saddle-point matrix of bodies with small axial inertias amplifies the change of ``G`` over one
 step far beyond its size.)
+
+Near a singular position (nearly dependent constraint rows: a parallelogram through its collinear
+position) the velocity rows of SI2 amplify the round-off of the positions by the square of the
+condition of ``G``; along those rows, and only while that round-off nears the tolerance, the step
+is taken as in I3 (``MechanicalDAE._weak_rows``).
 """
 
 from __future__ import annotations
@@ -47,7 +52,9 @@ from multibody.formulation.iteration_matrix import SparseIterationPattern, coupl
 from multibody.solve.integrators.base import Correction, FloatArray
 from multibody.solve.linear import (
     Factorization,
+    Matrix,
     SingularMatrixError,
+    condition_estimate,
     dependent_rows,
     to_dense,
 )
@@ -57,6 +64,15 @@ FORMS = ("I3", "SI2")
 WELL_CONDITIONED = 1e-3
 """Smallest to largest singular value of the constraint Jacobian above which a Newton failure is not
 blamed on the constraints (a lock-up or dead centre drives it towards 0)."""
+WEAK_ROUNDOFF = 0.03
+"""Size, in units of the velocity tolerance, of the round-off ``eps kappa^2 |v|`` of SI2's velocity rows
+above which a row is taken as in I3 (``MechanicalDAE._weak_rows``): the share of the tolerance left
+to Newton's iteration error (Hairer & Wanner's kappa, the cap of BDF's Newton tolerance). Runs of
+the parallelograms of ``tests/test_robustness_engine.py`` at rtol 1e-10 pass from 0.01 to 0.1 (at
+0.3 the band is too narrow: Newton stalls on the round-off just outside it)."""
+WEAK_SCREEN = 0.1
+"""Margin on the cheap condition estimate below which ``_weak_rows`` takes no SVD."""
+EPS = float(np.finfo(float).eps)
 QUADRATURES = 2
 """Trailing entries of ``y`` that are quadratures: dissipated energy and input work [J]."""
 
@@ -88,6 +104,14 @@ class MechanicalDAE:
         self._jacobians: tuple | None = None
         self._pattern: tuple | None = None
         """``(K, SparseIterationPattern)`` of sparse models, remade when ``K`` and ``C`` are"""
+        self._tolerances = (1e-6, 1e-6)
+        """``(rtol, atol)`` of the latest ``error_weights``"""
+        self._index3_rows = False
+        """whether the latest SI2 step took nearly dependent rows as in I3 (``_weak_rows``)"""
+        self._no_weak = np.zeros((self.m, 0))
+        """``weak_rows`` of ``dae_kernel.residual_part`` when no SI2 row is nearly dependent"""
+        self._probe = np.random.default_rng(0).standard_normal(self.m)
+        """fixed vector of ``condition_estimate`` (a seeded draw: no special direction, same every run)"""
         self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
         """``(element_wrench, state_rate)`` of a model without force elements"""
 
@@ -102,10 +126,12 @@ class MechanicalDAE:
 
     def error_weights(self, y: FloatArray, step_size: float, rtol: float, atol: float) -> FloatArray:
         """``1 / (atol + rtol |y|)`` on q, v and x; zero on the quadratures. Under I3 velocity
-        errors are scaled by the step size (Hairer & Wanner, index-3 error control)."""
+        errors are scaled by the step size (Hairer & Wanner, index-3 error control); so they are
+        under SI2 while the last step had nearly dependent rows taken as in I3 (``_weak_rows``)."""
+        self._tolerances = (rtol, atol)
         weights = 1.0 / (atol + rtol * np.abs(y))
         weights[-QUADRATURES:] = 0.0
-        if self.form == "I3":
+        if self.form == "I3" or self._index3_rows:
             weights[self.nq : self.nq + self.nv] *= step_size
         return weights
 
@@ -163,7 +189,8 @@ class MechanicalDAE:
                 sparse = self._sparse_pattern()
                 entries = dae_kernel.constraint_entries(q, v, *arguments, pattern)
                 iteration_matrix = Factorization(sparse.iteration_matrix(K, C, c * c, c, entries))
-                gram = Factorization(sparse.gram(entries)) if stabilized and self.m else None
+                gram_matrix = sparse.gram(entries) if stabilized and self.m else None
+                gram = Factorization(gram_matrix) if gram_matrix is not None else None
             elif compiled:
                 matrix, gram_matrix = dae_kernel.dense_iteration_matrices(
                     q, v, *arguments, pattern, K, C, c * c, c, stabilized
@@ -174,14 +201,18 @@ class MechanicalDAE:
                 iteration_matrix = Factorization(
                     coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
                 )
-                gram = Factorization(state.G @ state.G.T) if stabilized and self.m else None
+                gram_matrix = state.G @ state.G.T if stabilized and self.m else None
+                gram = Factorization(gram_matrix) if gram_matrix is not None else None
         except SingularMatrixError as error:
             singular = f"singular iteration matrix ({error})"
             return Correction(predicted, z_guess, False, 0, np.inf, lambda: f"{singular}: {self.diagnose(q, v, t)}")
-        increment_weights = weights[: self.nq + nv + nx]
-        monitor = ConvergenceMonitor(
-            tolerance, self.max_iterations, roundoff=roundoff_norm(predicted[: self.nq + nv + nx], increment_weights)
+        weak, weak_roundoff = (
+            self._weak_rows(q, v, t, c, gram_matrix, gram, weights, state) if gram is not None else (self._no_weak, 0.0)
         )
+        self._index3_rows = weak.shape[1] > 0
+        increment_weights = weights[: self.nq + nv + nx]
+        roundoff = roundoff_norm(predicted[: self.nq + nv + nx], increment_weights)
+        monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=max(roundoff, weak_roundoff))
         base_parts = (base_q, base_v, base_x)
         dense = iteration_matrix.dense_factors
         if dense is not None:
@@ -194,18 +225,19 @@ class MechanicalDAE:
             loads = (state.element_wrench, state.state_rate) if state is not None else self._no_loads
             if not system.rigid_only:
                 norm, nu = self._modal_iteration(
-                    state, q, v, x, lam, mu, base_parts, c, iteration_matrix, gram, weights
+                    state, q, v, x, lam, mu, base_parts, c, iteration_matrix, gram, weights, weak
                 )
             elif dense is not None:
                 norm, nu = dae_kernel.dense_iteration(
-                    q, v, x, lam, mu, base_parts, c, stabilized, *arguments, *loads, pattern, factors, increment_weights
+                    q, v, x, lam, mu, base_parts, c, stabilized, *arguments, *loads, pattern, factors, increment_weights,
+                    weak,
                 )
             else:
                 rhs, phi, nu, entries = dae_kernel.residual_part(
-                    q, v, x, lam, base_v, base_x, c, stabilized, *arguments, *loads, pattern
+                    q, v, x, lam, base_v, base_x, c, stabilized, *arguments, *loads, pattern, weak
                 )
                 solution = iteration_matrix.solve(rhs)
-                dv, dx, gram_rhs = dae_kernel.apply_increment(solution, v, x, lam, c, phi, entries, pattern)
+                dv, dx, gram_rhs = dae_kernel.apply_increment(solution, v, x, lam, c, phi, entries, pattern, weak)
                 mu_increment = gram.solve(gram_rhs) if gram is not None else gram_rhs
                 norm = dae_kernel.close_iteration(
                     q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, increment_weights
@@ -218,6 +250,56 @@ class MechanicalDAE:
         rates = form.quadrature_rates(state.loads if state is not None else forces.NO_LOADS, nu, lam)
         energy, work = base[-2] + c * rates[0], base[-1] + c * rates[1]
         return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
+
+    def _weak_rows(
+        self,
+        q: FloatArray,
+        v_predicted: FloatArray,
+        t: float,
+        c: float,
+        gram_matrix: Matrix,
+        gram: Factorization,
+        weights: FloatArray,
+        state: Evaluation | None,
+    ) -> tuple[FloatArray, float]:
+        """SI2's nearly dependent rows at ``q`` (predicted velocities ``v_predicted``, step coefficient
+        ``c``, Gram matrix ``G G^T`` and its factors, error ``weights``): ``(U_k (m, k), weighted rms of
+        the round-off their I3 treatment leaves in Newton's increments)``; ``U_k`` is (m, 0) when
+        there are none, the common case, decided by one cheap condition estimate.
+
+        Near a singular position (two branches of the mechanism crossing, as a parallelogram
+        passing its collinear position) ``G`` has singular values ``sigma_i`` far below
+        ``sigma_max``. The position rows fix the positions along the weak directions only to
+        ``eps kappa |q|`` (``kappa = sigma_max / sigma_i``), and the velocity rows evaluated there
+        turn the velocity by about ``eps kappa^2`` of its size: they are tangent to the level set
+        ``Phi = round-off`` through that position, which bends sharply near the crossing (measured
+        on the parallelogram: 2e-12 rad/s at kappa = 700, 4e-10 at 1e4). Once that nears the
+        velocity tolerance, Newton's increments along those rows are round-off above its tolerance
+        however short the step. Along those rows (the left singular vectors ``U_k`` whose
+        ``eps kappa^2 |v|`` exceeds ``WEAK_ROUNDOFF`` of the tolerance) the step is taken as in I3:
+        their position rows, held by the multipliers, replace their velocity rows, and ``mu`` has
+        no part along them. The velocity there is the BDF rate of positions that round-off moves by
+        ``eps |q| / sigma_i`` only, ``eps |q| / (sigma_i c)`` in the velocities, and as in I3 the
+        error test scales velocity errors by the step size while such rows are present
+        (``error_weights``). Both are discretizations of the same equations (the velocity rows
+        are the time derivative of the position rows); they differ in what round-off does to them.
+        """
+        nq, nv = self.nq, self.nv
+        rtol, atol = self._tolerances
+        speed = float(np.max(np.abs(v_predicted), initial=0.0))
+        velocity_roundoff = EPS * speed / (atol + rtol * speed)
+        if velocity_roundoff * condition_estimate(gram_matrix, gram, self._probe) <= WEAK_SCREEN * WEAK_ROUNDOFF:
+            return self._no_weak, 0.0
+        G = to_dense(state.G) if state is not None else to_dense(self.formulation.constraint_residual(q, t)[1])
+        left, singular, right = np.linalg.svd(G, full_matrices=False)
+        smallest = np.maximum(singular, 1e-300 * singular[0])
+        weak = velocity_roundoff * (singular[0] / smallest) ** 2 > WEAK_ROUNDOFF
+        if not np.any(weak):
+            return self._no_weak, 0.0
+        # Round-off of the I3 rows: eps |q| in Phi, divided by sigma_i (positions) and c (velocities).
+        velocity_noise = EPS * float(np.max(np.abs(q))) * np.abs(right[weak]).T @ (1.0 / (smallest[weak] * c))
+        noise = velocity_noise * weights[nq : nq + nv]
+        return np.ascontiguousarray(left[:, weak]), float(np.sqrt(np.sum(noise**2) / (nq + nv + self.nx)))
 
     def _sparse_pattern(self) -> SparseIterationPattern:
         """The fixed sparse pattern of the iteration matrices for the current ``K``, ``C``."""
@@ -241,6 +323,7 @@ class MechanicalDAE:
         iteration_matrix: Factorization,
         gram: Factorization | None,
         weights: FloatArray,
+        weak: FloatArray,
     ) -> tuple[float, FloatArray]:
         """One Newton iteration in NumPy on the evaluation ``state`` at the iterate, for models with
         flexible bodies or cables (whose kinds are not compiled into ``dae_kernel``): the same equations as
@@ -252,6 +335,8 @@ class MechanicalDAE:
         velocity_residual = state.mass_matrix @ (v - base_v) / c - state.generalized_force + G.T @ lam
         state_residual = x - base_x - c * state.state_rate
         constraint_rhs = state.nu - G @ v if self.form == "SI2" else -state.phi / c
+        if weak.shape[1]:
+            dae_kernel.replace_weak_rows(constraint_rhs, weak, -state.phi / c)
         solution = iteration_matrix.solve(np.concatenate([-c * velocity_residual, -state_residual, constraint_rhs]))
         dv, dx = solution[:nv], solution[nv : nv + nx]
         v += dv
@@ -259,7 +344,9 @@ class MechanicalDAE:
         lam += solution[nv + nx :] / c
         velocity = v
         if gram is not None:
-            mu += gram.solve(state.phi / c + G @ dv)
+            gram_rhs = state.phi / c + G @ dv
+            dae_kernel.replace_weak_rows(gram_rhs, weak, np.zeros(self.m))
+            mu += gram.solve(gram_rhs)
             velocity = v - G.T @ mu
         q_new = base_q + c * kinematics.position_rate(self.formulation.system, q, velocity)
         increment = np.concatenate([q_new - q, dv, dx]) * weights[: q.size + nv + nx]

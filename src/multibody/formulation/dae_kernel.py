@@ -7,7 +7,7 @@ is three compiled parts around two linear solves::
                   -> (SI2) solve with G G^T          -> close_iteration
 
 With dense factors the five run in one call (``dense_iteration``, which solves with LAPACK
-``getrf`` factors by substitution); with sparse factors Python calls the parts around SuperLU.
+``getrf`` factors by substitution, ``multibody.solve.linear.lu_solve``); with sparse factors Python calls the parts around SuperLU.
 Either way an iteration costs a few calls from Python instead of some fifty NumPy operations.
 The dense iteration matrices come from one call too (``dense_iteration_matrices``, for BDF and the
 alpha methods alike), and so does an iteration of the alpha methods' index-3 step
@@ -26,29 +26,7 @@ from numba import njit
 
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
-
-
-@njit(cache=True)
-def lu_solve(lu: np.ndarray, pivots: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """``A^-1 rhs`` (n,) from the LAPACK ``getrf`` factors ``lu`` (n, n) of ``A`` and its 0-based
-    row interchanges ``pivots`` (n,)."""
-    n = rhs.size
-    x = rhs.copy()
-    for i in range(n):
-        p = pivots[i]
-        if p != i:
-            x[i], x[p] = x[p], x[i]
-    for i in range(n):
-        total = x[i]
-        for j in range(i):
-            total -= lu[i, j] * x[j]
-        x[i] = total
-    for i in range(n - 1, -1, -1):
-        total = x[i]
-        for j in range(i + 1, n):
-            total -= lu[i, j] * x[j]
-        x[i] = total / lu[i, i]
-    return x
+from multibody.solve.linear import lu_solve
 
 
 @njit(cache=True)
@@ -95,6 +73,18 @@ def _transpose_times(
 
 
 @njit(cache=True)
+def replace_weak_rows(vector: np.ndarray, weak_rows: np.ndarray, replacement: np.ndarray) -> None:
+    """Replace, in place, the part of ``vector`` (m,) along the orthonormal columns of ``weak_rows``
+    (m, k) by that of ``replacement`` (m,): ``vector += U_k U_k^T (replacement - vector)``."""
+    for j in range(weak_rows.shape[1]):
+        along = 0.0
+        for r in range(vector.size):
+            along += weak_rows[r, j] * (replacement[r] - vector[r])
+        for r in range(vector.size):
+            vector[r] += weak_rows[r, j] * along
+
+
+@njit(cache=True)
 def residual_part(
     q: np.ndarray,
     v: np.ndarray,
@@ -111,6 +101,7 @@ def residual_part(
     element_wrench: np.ndarray,
     state_rate: np.ndarray,
     pattern: tuple,
+    weak_rows: np.ndarray,
 ) -> tuple:
     """Evaluate at the iterate ``(q, v, x, lam)``; return ``(rhs, phi, nu, G entries)`` with the
     scaled Newton right-hand side ``rhs = [-c r_v, -r_x, -phi / c (I3) or nu - G v (SI2)]``,
@@ -119,7 +110,10 @@ def residual_part(
     ``system`` is ``(marker_body, marker_position, marker_orientation, mass, inertia, gravity,
     mass_blocks)``, ``rows`` the kernel arrays of the rows, ``f``, ``f_dot`` their driver values,
     ``element_wrench`` (nb, 6) the force elements' generalized forces (``Q`` adds gravity and the
-    gyroscopic moments), ``state_rate`` (nx,) ``F`` and ``pattern`` ``(keep, row, column)``."""
+    gyroscopic moments), ``state_rate`` (nx,) ``F``, ``pattern`` ``(keep, row, column)``, and
+    ``weak_rows`` (m, k) the directions ``U_k`` of SI2's nearly dependent rows (``k = 0``: none),
+    along which the velocity rows are replaced by the position rows of I3, ``-phi / c``
+    (``multibody.formulation.dae.MechanicalDAE.weak_rows``)."""
     marker_body, marker_position, marker_orientation, mass, inertia, gravity, mass_blocks = system
     keep, row, column = pattern
     evaluated = evaluate_rigid(
@@ -139,6 +133,8 @@ def residual_part(
         velocity_residual = _times(entries, row, column, v, m)
         for r in range(m):
             rhs[nv + nx + r] = nu[r] - velocity_residual[r]
+        if weak_rows.shape[1]:
+            replace_weak_rows(rhs[nv + nx :], weak_rows, -phi / c)
     else:
         for r in range(m):
             rhs[nv + nx + r] = -phi[r] / c
@@ -155,9 +151,11 @@ def apply_increment(
     phi: np.ndarray,
     entries: np.ndarray,
     pattern: tuple,
+    weak_rows: np.ndarray,
 ) -> tuple:
     """Add the Newton increment ``solution = (dv, dx, c dlam)`` to ``v``, ``x``, ``lam`` in place;
-    return ``(dv, dx, phi / c + G dv)`` (the last is the right-hand side of SI2's ``G G^T dmu``)."""
+    return ``(dv, dx, phi / c + G dv)`` (the last is the right-hand side of SI2's ``G G^T dmu``, with
+    no part along ``weak_rows``, whose positions the multipliers hold as in I3)."""
     _, row, column = pattern
     nv, nx, m = v.size, x.size, lam.size
     dv = solution[:nv].copy()
@@ -166,7 +164,10 @@ def apply_increment(
     x += dx
     for r in range(m):
         lam[r] += solution[nv + nx + r] / c
-    return dv, dx, phi / c + _times(entries, row, column, dv, m)
+    gram_rhs = phi / c + _times(entries, row, column, dv, m)
+    if weak_rows.shape[1]:
+        replace_weak_rows(gram_rhs, weak_rows, np.zeros(m))
+    return dv, dx, gram_rhs
 
 
 @njit(cache=True)
@@ -223,16 +224,18 @@ def dense_iteration(
     pattern: tuple,
     factors: tuple,
     weights: np.ndarray,
+    weak_rows: np.ndarray,
 ) -> tuple:
     """One whole iteration with dense factors ``(lu, pivots, gram_lu, gram_pivots)`` (the last two
-    unused for I3); ``base = (base_q, base_v, base_x)``. Updates ``q, v, x, lam, mu`` in place and
-    returns ``(increment norm, nu)`` (``nu`` at the iterate the residual was taken at)."""
+    unused for I3); ``base = (base_q, base_v, base_x)``, ``weak_rows`` as in ``residual_part``. Updates
+    ``q, v, x, lam, mu`` in place and returns ``(increment norm, nu)`` (``nu`` at the iterate the
+    residual was taken at)."""
     base_q, base_v, base_x = base
     lu, pivots, gram_lu, gram_pivots = factors
     rhs, phi, nu, entries = residual_part(
-        q, v, x, lam, base_v, base_x, c, stabilized, system, rows, f, f_dot, element_wrench, state_rate, pattern
+        q, v, x, lam, base_v, base_x, c, stabilized, system, rows, f, f_dot, element_wrench, state_rate, pattern, weak_rows
     )
-    dv, dx, gram_rhs = apply_increment(lu_solve(lu, pivots, rhs), v, x, lam, c, phi, entries, pattern)
+    dv, dx, gram_rhs = apply_increment(lu_solve(lu, pivots, rhs), v, x, lam, c, phi, entries, pattern, weak_rows)
     mu_increment = lu_solve(gram_lu, gram_pivots, gram_rhs) if stabilized else gram_rhs
     norm = close_iteration(q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, weights)
     return norm, nu
