@@ -7,7 +7,7 @@ is three compiled parts around two linear solves::
                   -> (SI2) solve with G G^T          -> close_iteration
 
 With dense factors the five run in one call (``dense_iteration``, which solves with LAPACK
-``getrf`` factors by substitution, ``multibody.solve.linear.lu_solve``); with sparse factors Python calls the parts around SuperLU.
+``getrf`` factors by substitution); with sparse factors Python calls the parts around SuperLU.
 Either way an iteration costs a few calls from Python instead of some fifty NumPy operations.
 The dense iteration matrices come from one call too (``dense_iteration_matrices``, for BDF and the
 alpha methods alike), and so does an iteration of the alpha methods' index-3 step
@@ -26,11 +26,33 @@ from numba import njit
 
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
-from multibody.solve.linear import lu_solve
 
 
 @njit(cache=True)
-def _times(entries: np.ndarray, row: np.ndarray, column: np.ndarray, vector: np.ndarray, m: int) -> np.ndarray:
+def lu_solve(lu: np.ndarray, pivots: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``A^-1 rhs`` (n,) from the LAPACK ``getrf`` factors ``lu`` (n, n) of ``A`` and its 0-based
+    row interchanges ``pivots`` (n,)."""
+    n = rhs.size
+    x = rhs.copy()
+    for i in range(n):
+        p = pivots[i]
+        if p != i:
+            x[i], x[p] = x[p], x[i]
+    for i in range(n):
+        total = x[i]
+        for j in range(i):
+            total -= lu[i, j] * x[j]
+        x[i] = total
+    for i in range(n - 1, -1, -1):
+        total = x[i]
+        for j in range(i + 1, n):
+            total -= lu[i, j] * x[j]
+        x[i] = total / lu[i, i]
+    return x
+
+
+@njit(cache=True)
+def times(entries: np.ndarray, row: np.ndarray, column: np.ndarray, vector: np.ndarray, m: int) -> np.ndarray:
     """``G vector`` (m,)."""
     out = np.zeros(m)
     for k in range(entries.size):
@@ -62,9 +84,7 @@ def _motion_residual(
 
 
 @njit(cache=True)
-def _transpose_times(
-    entries: np.ndarray, row: np.ndarray, column: np.ndarray, vector: np.ndarray, n: int
-) -> np.ndarray:
+def transpose_times(entries: np.ndarray, row: np.ndarray, column: np.ndarray, vector: np.ndarray, n: int) -> np.ndarray:
     """``G^T vector`` (n,)."""
     out = np.zeros(n)
     for k in range(entries.size):
@@ -113,7 +133,7 @@ def residual_part(
     gyroscopic moments), ``state_rate`` (nx,) ``F``, ``pattern`` ``(keep, row, column)``, and
     ``weak_rows`` (m, k) the directions ``U_k`` of SI2's nearly dependent rows (``k = 0``: none),
     along which the velocity rows are replaced by the position rows of I3, ``-phi / c``
-    (``multibody.formulation.dae.MechanicalDAE.weak_rows``)."""
+    (``multibody.formulation.dae.MechanicalDAE._weak_rows``)."""
     marker_body, marker_position, marker_orientation, mass, inertia, gravity, mass_blocks = system
     keep, row, column = pattern
     evaluated = evaluate_rigid(
@@ -123,14 +143,14 @@ def residual_part(
     entries = values.reshape(-1)[keep]
     nv, nx, m = v.size, x.size, lam.size
     rhs = np.empty(nv + nx + m)
-    constraint_force = _transpose_times(entries, row, column, lam, nv)
+    constraint_force = transpose_times(entries, row, column, lam, nv)
     residual = _motion_residual(mass_blocks, (v - base_v) / c, wrench, element_wrench, constraint_force)
     for k in range(nv):
         rhs[k] = -c * residual[k]
     for i in range(nx):
         rhs[nv + i] = -(x[i] - base_x[i] - c * state_rate[i])
     if stabilized:
-        velocity_residual = _times(entries, row, column, v, m)
+        velocity_residual = times(entries, row, column, v, m)
         for r in range(m):
             rhs[nv + nx + r] = nu[r] - velocity_residual[r]
         if weak_rows.shape[1]:
@@ -164,7 +184,7 @@ def apply_increment(
     x += dx
     for r in range(m):
         lam[r] += solution[nv + nx + r] / c
-    gram_rhs = phi / c + _times(entries, row, column, dv, m)
+    gram_rhs = phi / c + times(entries, row, column, dv, m)
     if weak_rows.shape[1]:
         replace_weak_rows(gram_rhs, weak_rows, np.zeros(m))
     return dv, dx, gram_rhs
@@ -191,7 +211,7 @@ def close_iteration(
     velocity = v
     if stabilized:
         mu += mu_increment
-        velocity = v - _transpose_times(entries, row, column, mu, v.size)
+        velocity = v - transpose_times(entries, row, column, mu, v.size)
     q_new = base_q + c * rigid.position_rate(q, velocity)
     nq, nv = q.size, v.size
     total = 0.0
@@ -232,8 +252,9 @@ def dense_iteration(
     residual was taken at)."""
     base_q, base_v, base_x = base
     lu, pivots, gram_lu, gram_pivots = factors
+    loads = (element_wrench, state_rate)
     rhs, phi, nu, entries = residual_part(
-        q, v, x, lam, base_v, base_x, c, stabilized, system, rows, f, f_dot, element_wrench, state_rate, pattern, weak_rows
+        q, v, x, lam, base_v, base_x, c, stabilized, system, rows, f, f_dot, *loads, pattern, weak_rows
     )
     dv, dx, gram_rhs = apply_increment(lu_solve(lu, pivots, rhs), v, x, lam, c, phi, entries, pattern, weak_rows)
     mu_increment = lu_solve(gram_lu, gram_pivots, gram_rhs) if stabilized else gram_rhs
@@ -340,7 +361,7 @@ def alpha_dense_iteration(
     entries = values.reshape(-1)[keep]
     nv, nx, m = a.size, r.size, lam.size
     rhs = np.empty(nv + nx + m)
-    constraint_force = _transpose_times(entries, row, column, lam, nv)
+    constraint_force = transpose_times(entries, row, column, lam, nv)
     residual = _motion_residual(mass_blocks, a, wrench, element_wrench, constraint_force)
     for k in range(nv):
         rhs[k] = -residual[k]

@@ -61,60 +61,6 @@ class Factorization:
         return _getrs(*self._lu, rhs)[0]
 
 
-def condition_estimate(matrix: Matrix, factors: Factorization, probe: NDArray[np.float64]) -> float:
-    """Estimate of the condition number of the symmetric positive definite ``matrix`` (n, n) from its
-    ``factors``: ``||A||_1`` times how much two solves (inverse iteration) lengthen ``probe`` (n,), a
-    fixed vector with no special direction. Two solves, compiled for dense factors (it may run every
-    step); about the 2-norm condition number or above (``||A||_1 >= lambda_max``, and the growth
-    tends to ``1 / lambda_min``) unless ``probe`` is nearly orthogonal to the weakest eigenvector."""
-    if matrix.shape[0] == 0:
-        return 1.0
-    dense = factors.dense_factors
-    if dense is not None and isinstance(matrix, np.ndarray):
-        return _dense_condition_estimate(matrix, *dense, probe)
-    once = factors.solve(probe)
-    twice = factors.solve(once / np.linalg.norm(once))
-    norm = float(abs(matrix).sum(axis=0).max())
-    return norm * float(np.linalg.norm(twice)) if np.all(np.isfinite(twice)) else np.inf
-
-
-@njit(cache=True)
-def _dense_condition_estimate(
-    matrix: NDArray[np.float64], lu: NDArray[np.float64], pivots: NDArray[np.int32], probe: NDArray[np.float64]
-) -> float:
-    """``condition_estimate`` with the ``getrf`` factors ``lu``, ``pivots`` of a dense ``matrix``."""
-    once = lu_solve(lu, pivots, probe)
-    twice = lu_solve(lu, pivots, once / np.sqrt(np.sum(once**2)))
-    norm = 0.0
-    for j in range(matrix.shape[1]):
-        norm = max(norm, np.sum(np.abs(matrix[:, j])))
-    growth = np.sqrt(np.sum(twice**2))
-    return norm * growth if np.isfinite(growth) else np.inf
-
-
-@njit(cache=True)
-def lu_solve(lu: np.ndarray, pivots: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """``A^-1 rhs`` (n,) from the LAPACK ``getrf`` factors ``lu`` (n, n) of ``A`` and its 0-based
-    row interchanges ``pivots`` (n,)."""
-    n = rhs.size
-    x = rhs.copy()
-    for i in range(n):
-        p = pivots[i]
-        if p != i:
-            x[i], x[p] = x[p], x[i]
-    for i in range(n):
-        total = x[i]
-        for j in range(i):
-            total -= lu[i, j] * x[j]
-        x[i] = total
-    for i in range(n - 1, -1, -1):
-        total = x[i]
-        for j in range(i + 1, n):
-            total -= lu[i, j] * x[j]
-        x[i] = total / lu[i, i]
-    return x
-
-
 def saddle_point_matrix(A: Matrix, G: Matrix) -> Matrix:
     """``[[A, G^T], [G, 0]]``, sparse if either block is."""
     if isinstance(A, np.ndarray) and isinstance(G, np.ndarray):
