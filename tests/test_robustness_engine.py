@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_failures import pendulum
+from test_robustness_errors import rhombus
 
 import multibody as mb
 from multibody.analysis.errors import AnalysisError
@@ -201,3 +202,22 @@ def test_si2_runs_a_parallelogram_with_a_heavier_rocker_through_its_collinear_po
     1 / sigma; with equal bars it is zero by symmetry). SI2 at rtol 1e-10; references and
     tolerances as above (measured 8e-11 relative for the speeds, 8e-8 for energy)."""
     assert_turning_together(mb.dynamics(parallelogram(3.0), 1.2, 0.01, method="SI2", rtol=1e-10))
+
+
+@pytest.mark.filterwarnings("ignore::multibody.RedundantConstraintWarning")
+def test_si2_releases_a_rhombus_at_rest_next_to_its_change_point():
+    """The rhombus of ``test_robustness_errors`` (four 1 m links) released at rest 1e-6 rad above its
+    change point, where the loop's rows are dependent: SI2 used to stop at the first step; it now
+    falls through as a parallelogram (no motion drives the dependent rows). References: crank and
+    rocker turn together (closed form) to 1e-8 of the largest speed (measured 3e-10 relative); the
+    crank's angular velocity follows Kane's tree formulation at rtol 1e-10 to 1e-6 of it (measured
+    4e-8: SI2's global error at rtol 1e-8 over 50 steps); energy conserved to 1e-6 of the largest
+    kinetic energy (measured 1.5e-7)."""
+    results = mb.dynamics(rhombus(1e-6), 0.2, 0.01, method="SI2", rtol=1e-8)
+    kane = mb.dynamics(rhombus(1e-6), 0.2, 0.01, formulation="kane", rtol=1e-10)
+    crank, rocker = results.body("crank").angular_velocity, results.body("rocker").angular_velocity
+    scale = np.abs(crank).max()
+    np.testing.assert_allclose(rocker, crank, atol=1e-8 * scale)
+    np.testing.assert_allclose(crank, kane.body("crank").angular_velocity, atol=1e-6 * scale)
+    total = results.energy["total"]
+    assert np.abs(total - total[0]).max() < 1e-6 * results.energy["kinetic"].max()
