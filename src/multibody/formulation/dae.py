@@ -275,10 +275,11 @@ class MechanicalDAE:
         state: Evaluation | None,
     ) -> tuple[FloatArray, float]:
         """SI2's nearly dependent rows at ``q`` (predicted velocities ``v_predicted``, step coefficient
-        ``c``, Gram matrix ``G G^T`` and its factors, error ``weights``, the smallest weighted
-        increment Newton can tell from round-off ``newton_floor``): ``(U_k (m, k), weighted rms of
-        the round-off their I3 treatment leaves in Newton's increments)``; ``U_k`` is (m, 0) when
-        there are none, the common case, decided by one cheap condition estimate.
+        ``c``, factors of ``G G^T``, error ``weights``, the smallest weighted increment Newton can
+        tell from round-off ``newton_floor``): ``(U_k (m, k), weighted rms of the round-off their I3
+        treatment leaves in Newton's increments)``; ``U_k`` is (m, 0) when there are none.
+        ``correct`` asks only after a Newton failure, and at every step while the last one had
+        such rows, so the common step never pays for it (two solves, one evaluation, an SVD).
 
         Near a singular position (two branches of the mechanism crossing, as a parallelogram
         passing its collinear position) ``G`` has singular values ``sigma_i`` far below the others.
@@ -295,9 +296,9 @@ class MechanicalDAE:
         (sigma_i c)`` in the velocities, and as in I3 the error test scales velocity errors by the
         step size while such rows are present (``error_weights``). Rows a motion drives are left
         alone: there the mechanism locks (the velocity they ask for grows as ``1 / sigma_i``), and the
-        run is to stop with the lock-up named. Both are discretizations of the
-        same equations (the velocity rows are the time derivative of the position rows); they
-        differ in what round-off does to them.
+        run is to stop with the lock-up named. Both forms discretize the same equations (the
+        velocity rows are the time derivative of the position rows); they differ in what round-off
+        does to them.
         """
         nq, nv = self.nq, self.nv
         rtol, atol = self._tolerances
