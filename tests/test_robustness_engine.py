@@ -6,8 +6,10 @@
   constraints was triggered by a velocity violation compared with atol alone, which the BDF
   solution exceeds whenever rtol |u| > atol, and each projection entered BDF's differences as a
   jump: the step collapsed. Reference: the Cartesian formulation at a tight tolerance.
-* A parallelogram four-bar through its collinear (singular) positions at rtol 1e-10: I3 and Kane
-  run through (reference: crank and rocker turn together); SI2 does not yet (strict xfail).
+* A parallelogram four-bar through its collinear (singular) positions at rtol 1e-10: I3, Kane and
+  SI2 run through (reference: crank and rocker turn together; SI2 takes the nearly dependent rows
+  as I3 near the crossing, where its velocity rows amplify round-off by the square of the
+  condition of G), also with a heavier rocker and on a chain of four loops.
 * SI2 at rtol = atol = 1e-10 on an ill-conditioned four-bar (bars of 10-40 m, axial inertia 1e-7 of
   the transverse): Newton stalled at the linear solve's round-off, above the 10-ulp floor, and
   the step collapsed. Reference: energy conservation (nothing dissipates).
@@ -21,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_failures import pendulum
+from test_robustness_errors import rhombus
 
 import multibody as mb
 from multibody.analysis.errors import AnalysisError
@@ -83,11 +86,12 @@ def test_si2_at_tight_tolerance_on_an_ill_conditioned_four_bar():
     assert np.abs(total - total[0]).max() < 1e-7 * results.energy["kinetic"].max()
 
 
-def parallelogram() -> mb.Model:
+def parallelogram(rocker_density: float = 1.0) -> mb.Model:
     """The example four-bar's bars as a parallelogram: crank and rocker 0.1 m, coupler as long as
     the ground (0.4 m), crank at 60 degrees turning at 1 rev/s in the vertical x-z plane. Each
     half turn of the crank brings all four bars onto one line, where the loop's constraint rows
-    become dependent (the parallelogram could branch into an antiparallelogram there)."""
+    become dependent (the parallelogram could branch into an antiparallelogram there). The
+    rocker's mass per length is ``rocker_density`` times the others'."""
     module = four_bar_example()
     model = mb.Model("parallelogram")
     theta = np.radians(60.0)
@@ -97,6 +101,7 @@ def parallelogram() -> mb.Model:
     spin = 2.0 * np.pi * module.JOINT_AXIS
     crank = module.add_bar(model, "crank", A, B, angular_velocity=spin, exact=("angular_velocity",))
     coupler = module.add_bar(model, "coupler", B, C)
+    module.BAR_MASS_PER_LENGTH *= rocker_density
     rocker = module.add_bar(model, "rocker", D, C)
     model.add(mb.Revolute("A", crank.marker("start"), model.ground.add_marker("A", A, z_axis=module.JOINT_AXIS)))
     model.add(mb.Revolute("B", coupler.marker("start"), crank.marker("end")))
@@ -113,7 +118,12 @@ def test_i3_runs_a_parallelogram_through_its_collinear_positions_at_tight_tolera
     scale (measured 1.2e-9 rad/s against 6 rad/s: local errors at 1e-10 over ~600 steps); energy
     to 1e-6 of the largest kinetic energy (measured 1.7e-7: I3 tests velocity errors scaled by the
     step size, index-3 error control, so its velocities carry about 1e3 rtol)."""
-    results = mb.dynamics(parallelogram(), 1.2, 0.01, method="I3", rtol=1e-10)
+    assert_turning_together(mb.dynamics(parallelogram(), 1.2, 0.01, method="I3", rtol=1e-10))
+
+
+def assert_turning_together(results: mb.Results) -> None:
+    """Crank and rocker of ``parallelogram`` turn together (to 1e-8 of the crank's speed) and energy
+    is conserved (to 1e-6 of the largest kinetic energy)."""
     crank, rocker = results.body("crank").angular_velocity, results.body("rocker").angular_velocity
     np.testing.assert_allclose(rocker, crank, atol=1e-8 * np.abs(crank).max())
     total = results.energy["total"]
@@ -159,13 +169,15 @@ def parallelogram_chain(loops: int) -> mb.Model:
 
 
 @pytest.mark.parametrize(
-    "formulation, method", [("cartesian", "I3"), pytest.param("kane", "BDF", marks=pytest.mark.slow)]
+    "formulation, method",
+    [("cartesian", "I3"), ("cartesian", "SI2"), pytest.param("kane", "BDF", marks=pytest.mark.slow)],
 )
 @pytest.mark.filterwarnings("ignore::multibody.RedundantConstraintWarning")
 def test_chain_of_parallelograms_runs_through_every_singular_crossing(formulation, method):
-    """Four loops (9 bars, 13 revolutes) through two collinear crossings in 1.2 s at rtol 1e-10.
-    Reference: every crank turns with the first (closed form), to 1e-8 of its speed (measured
-    about 1e-10 relative for I3, 3e-10 for Kane; the Kane run takes 12 s, hence slow)."""
+    """Four loops (9 bars, 13 revolutes) through two collinear crossings in 1.2 s at rtol 1e-10 (the
+    four loops lose a row each at once). Reference: every crank turns with the first (closed form),
+    to 1e-8 of its speed (measured about 1e-10 relative for I3, 7e-11 for SI2, 3e-10 for Kane; the
+    Kane run takes 12 s, hence slow)."""
     loops = 4
     results = mb.dynamics(parallelogram_chain(loops), 1.2, 0.01, method=method, formulation=formulation, rtol=1e-10)
     first = results.body("crank0").angular_velocity
@@ -173,11 +185,39 @@ def test_chain_of_parallelograms_runs_through_every_singular_crossing(formulatio
         np.testing.assert_allclose(results.body(f"crank{k}").angular_velocity, first, atol=1e-8 * np.abs(first).max())
 
 
-@pytest.mark.xfail(strict=True, raises=AnalysisError, reason="SI2 stalls at the collinear position at rtol 1e-10")
 @pytest.mark.filterwarnings("ignore::multibody.RedundantConstraintWarning")
 def test_si2_runs_a_parallelogram_through_its_collinear_positions_at_tight_tolerance():
-    """Known failure (issue 10): at the collinear position the SI2 velocity-constraint residual in
-    the direction the dependent rows lose is amplified by 1 / sigma (sigma -> 0 the vanishing
-    singular value of G) in Newton's velocity increments, which then stay above the tolerance
-    however short the step (fails at t = 0.346 s). I3 (above) has no velocity rows and passes."""
-    mb.dynamics(parallelogram(), 1.2, 0.01, method="SI2", rtol=1e-10)
+    """SI2 at rtol 1e-10 through the same two collinear positions. Before, it stopped at t = 0.345 s:
+    near the crossing its velocity rows turn the velocity by about eps kappa^2 (kappa the
+    condition of G), and Newton's increments stayed round-off above its tolerance however short
+    the step; now the nearly dependent rows are taken as in I3 there. References and tolerances
+    as for I3 above (measured 3e-11 relative for the speeds, 8e-8 for energy)."""
+    assert_turning_together(mb.dynamics(parallelogram(), 1.2, 0.01, method="SI2", rtol=1e-10))
+
+
+@pytest.mark.filterwarnings("ignore::multibody.RedundantConstraintWarning")
+def test_si2_runs_a_parallelogram_with_a_heavier_rocker_through_its_collinear_positions():
+    """The parallelogram with a rocker three times denser than the crank: the constraint must now
+    push along the direction that vanishes at the crossing (the multiplier along it grows as
+    1 / sigma; with equal bars it is zero by symmetry). SI2 at rtol 1e-10; references and
+    tolerances as above (measured 8e-11 relative for the speeds, 8e-8 for energy)."""
+    assert_turning_together(mb.dynamics(parallelogram(3.0), 1.2, 0.01, method="SI2", rtol=1e-10))
+
+
+@pytest.mark.filterwarnings("ignore::multibody.RedundantConstraintWarning")
+def test_si2_releases_a_rhombus_at_rest_next_to_its_change_point():
+    """The rhombus of ``test_robustness_errors`` (four 1 m links) released at rest 1e-6 rad above its
+    change point, where the loop's rows are dependent: SI2 used to stop at the first step; it now
+    falls through as a parallelogram (no motion drives the dependent rows). References: crank and
+    rocker turn together (closed form) to 1e-8 of the largest speed (measured 3e-10 relative); the
+    crank's angular velocity follows Kane's tree formulation at rtol 1e-10 to 1e-6 of it (measured
+    4e-8: SI2's global error at rtol 1e-8 over 50 steps); energy conserved to 1e-6 of the largest
+    kinetic energy (measured 1.5e-7)."""
+    results = mb.dynamics(rhombus(1e-6), 0.2, 0.01, method="SI2", rtol=1e-8)
+    kane = mb.dynamics(rhombus(1e-6), 0.2, 0.01, formulation="kane", rtol=1e-10)
+    crank, rocker = results.body("crank").angular_velocity, results.body("rocker").angular_velocity
+    scale = np.abs(crank).max()
+    np.testing.assert_allclose(rocker, crank, atol=1e-8 * scale)
+    np.testing.assert_allclose(crank, kane.body("crank").angular_velocity, atol=1e-6 * scale)
+    total = results.energy["total"]
+    assert np.abs(total - total[0]).max() < 1e-6 * results.energy["kinetic"].max()

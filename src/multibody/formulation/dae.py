@@ -32,10 +32,16 @@ modified Newton in ADAMS and Exudyn does, was tried and dropped: with the iterat
 previous step, at the same ``c``, Newton on the free slider-crank diverged on most steps; the
 saddle-point matrix of bodies with small axial inertias amplifies the change of ``G`` over one
 step far beyond its size.)
+
+Near a singular position (nearly dependent constraint rows: a parallelogram through its collinear
+position) the velocity rows of SI2 amplify the round-off of the positions by the square of the
+condition of ``G``; along those rows, and only while that round-off nears the tolerance, the step
+is taken as in I3 (``MechanicalDAE._weak_rows``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -51,12 +57,19 @@ from multibody.solve.linear import (
     dependent_rows,
     to_dense,
 )
-from multibody.solve.newton import ConvergenceMonitor, Verdict, roundoff_norm
+from multibody.solve.newton import ROUNDOFF_ULPS, STAGNATION_ULPS, ConvergenceMonitor, Verdict, roundoff_norm
 
 FORMS = ("I3", "SI2")
 WELL_CONDITIONED = 1e-3
 """Smallest to largest singular value of the constraint Jacobian above which a Newton failure is not
 blamed on the constraints (a lock-up or dead centre drives it towards 0)."""
+WEAK_ROUNDOFF = 3.0
+"""How many times the smallest increment Newton tells from round-off the velocity round-off of SI2's
+rows may be (as ``MechanicalDAE._velocity_roundoff`` estimates it, from above) before the nearly
+dependent ones are taken as in I3. The parallelograms of ``tests/test_robustness_engine.py`` at rtol
+1e-10 pass from 0.5 to 10 (below, the bars 10-40 m long of the ill-conditioned four-bar, a regular
+mechanism, are taken for a singular one; above, Newton stalls just outside the band more often)."""
+EPS = float(np.finfo(float).eps)
 QUADRATURES = 2
 """Trailing entries of ``y`` that are quadratures: dissipated energy and input work [J]."""
 
@@ -88,6 +101,14 @@ class MechanicalDAE:
         self._jacobians: tuple | None = None
         self._pattern: tuple | None = None
         """``(K, SparseIterationPattern)`` of sparse models, remade when ``K`` and ``C`` are"""
+        self._tolerances = (1e-6, 1e-6)
+        """``(rtol, atol)`` of the latest ``error_weights``"""
+        self._index3_rows = False
+        """whether the latest SI2 step took nearly dependent rows as in I3 (``_weak_rows``)"""
+        self._no_weak = np.zeros((self.m, 0))
+        """``weak_rows`` of ``dae_kernel.residual_part`` when no SI2 row is nearly dependent"""
+        self._probe = np.random.default_rng(0).standard_normal(self.m)
+        """signs of the position round-off in ``_velocity_roundoff`` (a seeded draw: no special direction)"""
         self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
         """``(element_wrench, state_rate)`` of a model without force elements"""
 
@@ -102,10 +123,12 @@ class MechanicalDAE:
 
     def error_weights(self, y: FloatArray, step_size: float, rtol: float, atol: float) -> FloatArray:
         """``1 / (atol + rtol |y|)`` on q, v and x; zero on the quadratures. Under I3 velocity
-        errors are scaled by the step size (Hairer & Wanner, index-3 error control)."""
+        errors are scaled by the step size (Hairer & Wanner, index-3 error control); so they are
+        under SI2 while the last step had nearly dependent rows taken as in I3 (``_weak_rows``)."""
+        self._tolerances = (rtol, atol)
         weights = 1.0 / (atol + rtol * np.abs(y))
         weights[-QUADRATURES:] = 0.0
-        if self.form == "I3":
+        if self.form == "I3" or self._index3_rows:
             weights[self.nq : self.nq + self.nv] *= step_size
         return weights
 
@@ -143,7 +166,6 @@ class MechanicalDAE:
         # increment (which assumes dq = c N dv) is not polluted by a predictor mismatch in q.
         q = base_q + c * kinematics.position_rate(system, q_predicted, v)
         lam = z_guess[: self.m].copy()
-        mu = np.zeros(self.m)
         if refresh_jacobian or self._jacobians is None:
             self._jacobians = (
                 *form.force_jacobians(q, v, t, lam, x),
@@ -179,45 +201,160 @@ class MechanicalDAE:
             singular = f"singular iteration matrix ({error})"
             return Correction(predicted, z_guess, False, 0, np.inf, lambda: f"{singular}: {self.diagnose(q, v, t)}")
         increment_weights = weights[: self.nq + nv + nx]
-        monitor = ConvergenceMonitor(
-            tolerance, self.max_iterations, roundoff=roundoff_norm(predicted[: self.nq + nv + nx], increment_weights)
-        )
+        roundoff = roundoff_norm(predicted[: self.nq + nv + nx], increment_weights)
         base_parts = (base_q, base_v, base_x)
         dense = iteration_matrix.dense_factors
         if dense is not None:
             gram_factors = gram.dense_factors if gram is not None else (np.zeros((0, 0)), np.zeros(0, np.int32))
             factors = (*dense, *gram_factors)
-        verdict = Verdict.CONTINUE
-        while verdict is Verdict.CONTINUE:
-            if monitor.iterations > 0 and (form.has_loads or not system.rigid_only):
-                state = form.evaluate(q, v, t, x, lam)
-            loads = (state.element_wrench, state.state_rate) if state is not None else self._no_loads
-            if not system.rigid_only:
-                norm, nu = self._modal_iteration(
-                    state, q, v, x, lam, mu, base_parts, c, iteration_matrix, gram, weights
-                )
-            elif dense is not None:
-                norm, nu = dae_kernel.dense_iteration(
-                    q, v, x, lam, mu, base_parts, c, stabilized, *arguments, *loads, pattern, factors, increment_weights
-                )
-            else:
-                rhs, phi, nu, entries = dae_kernel.residual_part(
-                    q, v, x, lam, base_v, base_x, c, stabilized, *arguments, *loads, pattern
-                )
-                solution = iteration_matrix.solve(rhs)
-                dv, dx, gram_rhs = dae_kernel.apply_increment(solution, v, x, lam, c, phi, entries, pattern)
-                mu_increment = gram.solve(gram_rhs) if gram is not None else gram_rhs
-                norm = dae_kernel.close_iteration(
-                    q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, increment_weights
-                )
-            verdict = monitor.update(norm)
-        converged = verdict is Verdict.CONVERGED
-        iteration, norm = monitor.iterations, monitor.norm
+        start = (q, v, x, lam, state)
+
+        def newton(weak: FloatArray, weak_roundoff: float) -> tuple:
+            """Newton's iteration from ``start`` with the rows ``weak`` taken as in I3 (``_weak_rows``):
+            ``(monitor, converged, q, v, x, lam, mu, state, nu)``."""
+            q, v, x, lam, state = (*(array.copy() for array in start[:4]), start[4])
+            mu = np.zeros(self.m)
+            monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=max(roundoff, weak_roundoff))
+            verdict = Verdict.CONTINUE
+            while verdict is Verdict.CONTINUE:
+                if monitor.iterations > 0 and (form.has_loads or not system.rigid_only):
+                    state = form.evaluate(q, v, t, x, lam)
+                loads = (state.element_wrench, state.state_rate) if state is not None else self._no_loads
+                if not system.rigid_only:
+                    norm, nu = self._modal_iteration(
+                        state, q, v, x, lam, mu, base_parts, c, iteration_matrix, gram, weights, weak
+                    )
+                elif dense is not None:
+                    iterate = (q, v, x, lam, mu, base_parts, c, stabilized)
+                    norm, nu = dae_kernel.dense_iteration(
+                        *iterate, *arguments, *loads, pattern, factors, increment_weights, weak
+                    )
+                else:
+                    rhs, phi, nu, entries = dae_kernel.residual_part(
+                        q, v, x, lam, base_v, base_x, c, stabilized, *arguments, *loads, pattern, weak
+                    )
+                    solution = iteration_matrix.solve(rhs)
+                    dv, dx, gram_rhs = dae_kernel.apply_increment(solution, v, x, lam, c, phi, entries, pattern, weak)
+                    mu_increment = gram.solve(gram_rhs) if gram is not None else gram_rhs
+                    norm = dae_kernel.close_iteration(
+                        q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, increment_weights
+                    )
+                verdict = monitor.update(norm)
+            return monitor, verdict is Verdict.CONVERGED, q, v, x, lam, mu, state, nu
+
+        # Nearly dependent rows are looked for where they may be the trouble: after a Newton failure,
+        # and at every step while the last one had them (near a singular position).
+        newton_floor = max(tolerance, STAGNATION_ULPS / ROUNDOFF_ULPS * roundoff)
+        weak, weak_roundoff = self._no_weak, 0.0
+        if gram is not None and self._index3_rows:
+            weak, weak_roundoff = self._weak_rows(q, v, t, c, gram, weights, newton_floor, state)
+        monitor, converged, q, v, x, lam, mu, state, nu = newton(weak, weak_roundoff)
+        iteration = monitor.iterations
+        if not converged and gram is not None and not weak.shape[1]:
+            weak, weak_roundoff = self._weak_rows(*start[:2], t, c, gram, weights, newton_floor, start[4])
+            if weak.shape[1]:
+                monitor, converged, q, v, x, lam, mu, state, nu = newton(weak, weak_roundoff)
+                iteration += monitor.iterations
+        self._index3_rows = weak.shape[1] > 0
+        norm = monitor.norm
         if not converged:
             return Correction(predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t))
         rates = form.quadrature_rates(state.loads if state is not None else forces.NO_LOADS, nu, lam)
         energy, work = base[-2] + c * rates[0], base[-1] + c * rates[1]
         return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
+
+    def _weak_rows(
+        self,
+        q: FloatArray,
+        v_predicted: FloatArray,
+        t: float,
+        c: float,
+        gram: Factorization,
+        weights: FloatArray,
+        newton_floor: float,
+        state: Evaluation | None,
+    ) -> tuple[FloatArray, float]:
+        """SI2's nearly dependent rows at ``q`` (predicted velocities ``v_predicted``, step coefficient
+        ``c``, factors of ``G G^T``, error ``weights``, the smallest weighted increment Newton can
+        tell from round-off ``newton_floor``): ``(U_k (m, k), weighted rms of the round-off their I3
+        treatment leaves in Newton's increments)``; ``U_k`` is (m, 0) when there are none.
+        ``correct`` asks only after a Newton failure, and at every step while the last one had
+        such rows, so the common step never pays for it (two solves, one evaluation, an SVD).
+
+        Near a singular position (two branches of the mechanism crossing, as a parallelogram
+        passing its collinear position) ``G`` has singular values ``sigma_i`` far below the others.
+        The position rows fix the positions along the weak directions only to ``eps |q| / sigma_i``,
+        and the velocity rows evaluated there turn the velocity by that times ``H / sigma_i`` (``H``
+        how fast ``G v`` changes with the positions): they are tangent to the level set
+        ``Phi = round-off`` through that position, which bends sharply near the crossing (measured
+        on the parallelogram: 2e-12 rad/s at sigma_min / sigma_max = 1.5e-3, 4e-10 at 1e-4). Once
+        that nears what Newton can resolve, its increments along those rows are round-off above its
+        tolerance however short the step. Along those rows (the left singular vectors ``U_k`` that
+        carry it) the step is then taken as in I3: their position rows, held by the multipliers,
+        replace their velocity rows, and ``mu`` has no part along them. The velocity there is the
+        BDF rate of positions that round-off moves by ``eps |q| / sigma_i`` only, ``eps |q| /
+        (sigma_i c)`` in the velocities, and as in I3 the error test scales velocity errors by the
+        step size while such rows are present (``error_weights``). Rows a motion drives are left
+        alone: there the mechanism locks (the velocity they ask for grows as ``1 / sigma_i``), and the
+        run is to stop with the lock-up named. Both forms discretize the same equations (the
+        velocity rows are the time derivative of the position rows); they differ in what round-off
+        does to them.
+        """
+        nq, nv = self.nq, self.nv
+        rtol, atol = self._tolerances
+        velocity_weights = 1.0 / (atol + rtol * np.abs(v_predicted))
+        threshold = WEAK_ROUNDOFF * newton_floor
+        roundoff = self._velocity_roundoff(q, v_predicted, t, gram) * velocity_weights
+        if not np.max(roundoff) > threshold:
+            return self._no_weak, 0.0
+        G, nu = (state.G, state.nu) if state is not None else self.formulation.constraint_residual(q, t)[1:]
+        left, singular, right = np.linalg.svd(to_dense(G), full_matrices=False)
+        smallest = np.maximum(singular, 1e-300 * singular[0])
+        # A row that a motion drives is a lock-up, not a crossing: the velocity it asks for grows
+        # as 1 / sigma whatever the form, and the run is to stop there.
+        driven = np.abs(left.T @ nu) > np.sqrt(EPS) * np.linalg.norm(nu)
+        weak = (float(np.max(roundoff)) * (smallest[-1] / smallest) ** 2 > threshold) & ~driven
+        if not np.any(weak):
+            return self._no_weak, 0.0
+        # Round-off of the I3 rows: eps |q| in Phi, divided by sigma_i (positions) and c (velocities).
+        velocity_noise = EPS * float(np.max(np.abs(q))) * np.abs(right[weak]).T @ (1.0 / (smallest[weak] * c))
+        noise = velocity_noise * weights[nq : nq + nv]
+        return np.ascontiguousarray(left[:, weak]), float(np.sqrt(np.sum(noise**2) / (nq + nv + self.nx)))
+
+    def _velocity_roundoff(self, q: FloatArray, v: FloatArray, t: float, gram: Factorization) -> FloatArray:
+        """The velocity change (nv,) that SI2's rows make of round-off in the position rows at ``q``
+        (``eps |q|`` on each row, signs of the fixed probe): the position change it causes,
+        ``G^T (G G^T)^-1 rho``, changes ``G v`` (a finite difference along it), and the velocity rows
+        answer with ``G^T (G G^T)^-1`` of that change. Two solves and one more evaluation of ``G``."""
+        system = self.formulation.system
+        products = self._jacobian_products(q, t)
+        scale = max(1.0, float(np.max(np.abs(q))))
+        displacement = products[1](gram.solve(EPS * scale * self._probe / np.max(np.abs(self._probe))))
+        size = float(np.linalg.norm(displacement))
+        if not size > 0.0:
+            return np.zeros(self.nv)
+        step = np.sqrt(EPS) * scale
+        moved = q + step * kinematics.position_rate(system, q, displacement / size)
+        change = (self._jacobian_products(moved, t)[0](v) - products[0](v)) * (size / step)
+        return np.abs(products[1](gram.solve(change)))
+
+    def _jacobian_products(self, q: FloatArray, t: float) -> tuple[Callable, Callable]:
+        """``(x -> G x, y -> G^T y)`` at ``q``: compiled on the entries of ``G`` for rigid bodies."""
+        form = self.formulation
+        if not form.system.rigid_only:
+            G = form.constraint_residual(q, t)[1]
+            return (lambda x: G @ x), (lambda y: G.T @ y)
+        f, f_dot = constraints.driver_values(form.rows, t, 1)
+        pattern = form.assembler.pattern
+        at_rest = np.zeros(self.nv)  # G does not depend on the velocities
+        entries = dae_kernel.constraint_entries(
+            q, at_rest, form.kernel_system, form.rows.kernel_arrays, f, f_dot, pattern
+        )
+        _, row, column = pattern
+        return (
+            lambda x: dae_kernel.times(entries, row, column, x, self.m),
+            lambda y: dae_kernel.transpose_times(entries, row, column, y, self.nv),
+        )
 
     def _sparse_pattern(self) -> SparseIterationPattern:
         """The fixed sparse pattern of the iteration matrices for the current ``K``, ``C``."""
@@ -241,6 +378,7 @@ class MechanicalDAE:
         iteration_matrix: Factorization,
         gram: Factorization | None,
         weights: FloatArray,
+        weak: FloatArray,
     ) -> tuple[float, FloatArray]:
         """One Newton iteration in NumPy on the evaluation ``state`` at the iterate, for models with
         flexible bodies or cables (whose kinds are not compiled into ``dae_kernel``): the same equations as
@@ -252,6 +390,8 @@ class MechanicalDAE:
         velocity_residual = state.mass_matrix @ (v - base_v) / c - state.generalized_force + G.T @ lam
         state_residual = x - base_x - c * state.state_rate
         constraint_rhs = state.nu - G @ v if self.form == "SI2" else -state.phi / c
+        if weak.shape[1]:
+            dae_kernel.replace_weak_rows(constraint_rhs, weak, -state.phi / c)
         solution = iteration_matrix.solve(np.concatenate([-c * velocity_residual, -state_residual, constraint_rhs]))
         dv, dx = solution[:nv], solution[nv : nv + nx]
         v += dv
@@ -259,7 +399,9 @@ class MechanicalDAE:
         lam += solution[nv + nx :] / c
         velocity = v
         if gram is not None:
-            mu += gram.solve(state.phi / c + G @ dv)
+            gram_rhs = state.phi / c + G @ dv
+            dae_kernel.replace_weak_rows(gram_rhs, weak, np.zeros(self.m))
+            mu += gram.solve(gram_rhs)
             velocity = v - G.T @ mu
         q_new = base_q + c * kinematics.position_rate(self.formulation.system, q, velocity)
         increment = np.concatenate([q_new - q, dv, dx]) * weights[: q.size + nv + nx]

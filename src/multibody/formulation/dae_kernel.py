@@ -52,7 +52,7 @@ def lu_solve(lu: np.ndarray, pivots: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _times(entries: np.ndarray, row: np.ndarray, column: np.ndarray, vector: np.ndarray, m: int) -> np.ndarray:
+def times(entries: np.ndarray, row: np.ndarray, column: np.ndarray, vector: np.ndarray, m: int) -> np.ndarray:
     """``G vector`` (m,)."""
     out = np.zeros(m)
     for k in range(entries.size):
@@ -84,14 +84,24 @@ def _motion_residual(
 
 
 @njit(cache=True)
-def _transpose_times(
-    entries: np.ndarray, row: np.ndarray, column: np.ndarray, vector: np.ndarray, n: int
-) -> np.ndarray:
+def transpose_times(entries: np.ndarray, row: np.ndarray, column: np.ndarray, vector: np.ndarray, n: int) -> np.ndarray:
     """``G^T vector`` (n,)."""
     out = np.zeros(n)
     for k in range(entries.size):
         out[column[k]] += entries[k] * vector[row[k]]
     return out
+
+
+@njit(cache=True)
+def replace_weak_rows(vector: np.ndarray, weak_rows: np.ndarray, replacement: np.ndarray) -> None:
+    """Replace, in place, the part of ``vector`` (m,) along the orthonormal columns of ``weak_rows``
+    (m, k) by that of ``replacement`` (m,): ``vector += U_k U_k^T (replacement - vector)``."""
+    for j in range(weak_rows.shape[1]):
+        along = 0.0
+        for r in range(vector.size):
+            along += weak_rows[r, j] * (replacement[r] - vector[r])
+        for r in range(vector.size):
+            vector[r] += weak_rows[r, j] * along
 
 
 @njit(cache=True)
@@ -111,6 +121,7 @@ def residual_part(
     element_wrench: np.ndarray,
     state_rate: np.ndarray,
     pattern: tuple,
+    weak_rows: np.ndarray,
 ) -> tuple:
     """Evaluate at the iterate ``(q, v, x, lam)``; return ``(rhs, phi, nu, G entries)`` with the
     scaled Newton right-hand side ``rhs = [-c r_v, -r_x, -phi / c (I3) or nu - G v (SI2)]``,
@@ -119,7 +130,10 @@ def residual_part(
     ``system`` is ``(marker_body, marker_position, marker_orientation, mass, inertia, gravity,
     mass_blocks)``, ``rows`` the kernel arrays of the rows, ``f``, ``f_dot`` their driver values,
     ``element_wrench`` (nb, 6) the force elements' generalized forces (``Q`` adds gravity and the
-    gyroscopic moments), ``state_rate`` (nx,) ``F`` and ``pattern`` ``(keep, row, column)``."""
+    gyroscopic moments), ``state_rate`` (nx,) ``F``, ``pattern`` ``(keep, row, column)``, and
+    ``weak_rows`` (m, k) the directions ``U_k`` of SI2's nearly dependent rows (``k = 0``: none),
+    along which the velocity rows are replaced by the position rows of I3, ``-phi / c``
+    (``multibody.formulation.dae.MechanicalDAE._weak_rows``)."""
     marker_body, marker_position, marker_orientation, mass, inertia, gravity, mass_blocks = system
     keep, row, column = pattern
     evaluated = evaluate_rigid(
@@ -129,16 +143,18 @@ def residual_part(
     entries = values.reshape(-1)[keep]
     nv, nx, m = v.size, x.size, lam.size
     rhs = np.empty(nv + nx + m)
-    constraint_force = _transpose_times(entries, row, column, lam, nv)
+    constraint_force = transpose_times(entries, row, column, lam, nv)
     residual = _motion_residual(mass_blocks, (v - base_v) / c, wrench, element_wrench, constraint_force)
     for k in range(nv):
         rhs[k] = -c * residual[k]
     for i in range(nx):
         rhs[nv + i] = -(x[i] - base_x[i] - c * state_rate[i])
     if stabilized:
-        velocity_residual = _times(entries, row, column, v, m)
+        velocity_residual = times(entries, row, column, v, m)
         for r in range(m):
             rhs[nv + nx + r] = nu[r] - velocity_residual[r]
+        if weak_rows.shape[1]:
+            replace_weak_rows(rhs[nv + nx :], weak_rows, -phi / c)
     else:
         for r in range(m):
             rhs[nv + nx + r] = -phi[r] / c
@@ -155,9 +171,11 @@ def apply_increment(
     phi: np.ndarray,
     entries: np.ndarray,
     pattern: tuple,
+    weak_rows: np.ndarray,
 ) -> tuple:
     """Add the Newton increment ``solution = (dv, dx, c dlam)`` to ``v``, ``x``, ``lam`` in place;
-    return ``(dv, dx, phi / c + G dv)`` (the last is the right-hand side of SI2's ``G G^T dmu``)."""
+    return ``(dv, dx, phi / c + G dv)`` (the last is the right-hand side of SI2's ``G G^T dmu``, with
+    no part along ``weak_rows``, whose positions the multipliers hold as in I3)."""
     _, row, column = pattern
     nv, nx, m = v.size, x.size, lam.size
     dv = solution[:nv].copy()
@@ -166,7 +184,10 @@ def apply_increment(
     x += dx
     for r in range(m):
         lam[r] += solution[nv + nx + r] / c
-    return dv, dx, phi / c + _times(entries, row, column, dv, m)
+    gram_rhs = phi / c + times(entries, row, column, dv, m)
+    if weak_rows.shape[1]:
+        replace_weak_rows(gram_rhs, weak_rows, np.zeros(m))
+    return dv, dx, gram_rhs
 
 
 @njit(cache=True)
@@ -190,7 +211,7 @@ def close_iteration(
     velocity = v
     if stabilized:
         mu += mu_increment
-        velocity = v - _transpose_times(entries, row, column, mu, v.size)
+        velocity = v - transpose_times(entries, row, column, mu, v.size)
     q_new = base_q + c * rigid.position_rate(q, velocity)
     nq, nv = q.size, v.size
     total = 0.0
@@ -223,16 +244,19 @@ def dense_iteration(
     pattern: tuple,
     factors: tuple,
     weights: np.ndarray,
+    weak_rows: np.ndarray,
 ) -> tuple:
     """One whole iteration with dense factors ``(lu, pivots, gram_lu, gram_pivots)`` (the last two
-    unused for I3); ``base = (base_q, base_v, base_x)``. Updates ``q, v, x, lam, mu`` in place and
-    returns ``(increment norm, nu)`` (``nu`` at the iterate the residual was taken at)."""
+    unused for I3); ``base = (base_q, base_v, base_x)``, ``weak_rows`` as in ``residual_part``. Updates
+    ``q, v, x, lam, mu`` in place and returns ``(increment norm, nu)`` (``nu`` at the iterate the
+    residual was taken at)."""
     base_q, base_v, base_x = base
     lu, pivots, gram_lu, gram_pivots = factors
+    loads = (element_wrench, state_rate)
     rhs, phi, nu, entries = residual_part(
-        q, v, x, lam, base_v, base_x, c, stabilized, system, rows, f, f_dot, element_wrench, state_rate, pattern
+        q, v, x, lam, base_v, base_x, c, stabilized, system, rows, f, f_dot, *loads, pattern, weak_rows
     )
-    dv, dx, gram_rhs = apply_increment(lu_solve(lu, pivots, rhs), v, x, lam, c, phi, entries, pattern)
+    dv, dx, gram_rhs = apply_increment(lu_solve(lu, pivots, rhs), v, x, lam, c, phi, entries, pattern, weak_rows)
     mu_increment = lu_solve(gram_lu, gram_pivots, gram_rhs) if stabilized else gram_rhs
     norm = close_iteration(q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, weights)
     return norm, nu
@@ -337,7 +361,7 @@ def alpha_dense_iteration(
     entries = values.reshape(-1)[keep]
     nv, nx, m = a.size, r.size, lam.size
     rhs = np.empty(nv + nx + m)
-    constraint_force = _transpose_times(entries, row, column, lam, nv)
+    constraint_force = transpose_times(entries, row, column, lam, nv)
     residual = _motion_residual(mass_blocks, a, wrench, element_wrench, constraint_force)
     for k in range(nv):
         rhs[k] = -residual[k]
