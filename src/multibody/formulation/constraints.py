@@ -124,12 +124,14 @@ def row_kernels(
             for n in range(3):
                 a[r, 1, n] = first[n]
                 a[r, 3, n] = -first[n]
-        elif k == IN_PLANE or k == TRANSLATION_DRIVER:
+        elif k == IN_PLANE or k == TRANSLATION_DRIVER or k == GROOVE:
             # u_J . d with u_J turning with J: d/dt = u_J . (v_I - v_J) + w_J . (u_J x d)
             phi[r] = _dot(u_J, d)
             if k == TRANSLATION_DRIVER:
                 phi[r] -= f[r]
                 nu[r] = f_dot[r]
+            elif k == GROOVE:  # less c f (f = s - s_ref; the coordinate's column -c is added by the assembler)
+                phi[r] -= parameter[r] * f[r]
             _cross_to(u_J, d, first)
             for n in range(3):
                 a[r, 0, n] = u_J[n]
@@ -203,14 +205,6 @@ def row_kernels(
                 a[r, 0, n] = along
                 a[r, 2, n] = -along
                 a[r, 3, n] = (c_x * first[n] + c_y * second[n]) / radius
-        elif k == GROOVE:
-            # z_J . d - c f (f = s - s_ref; the coordinate's column -c is added by the assembler)
-            phi[r] = _dot(u_J, d) - parameter[r] * f[r]
-            _cross_to(u_J, d, first)
-            for n in range(3):
-                a[r, 0, n] = u_J[n]
-                a[r, 2, n] = -u_J[n]
-                a[r, 3, n] = first[n]
         elif k == RIM_MATERIAL:
             # f = s - s_ref (the coordinate's column is added by the assembler) minus k psi, psi the
             # angle of d about z_J from x_J, unwrapped to the turn nearest f / k
@@ -310,7 +304,7 @@ def acceleration_kernels(
             gamma[r] = -bias[j_axis[r]]
         elif k == PERPENDICULAR:
             gamma[r] = _turning_dot(u_I, u_J, w_i, w_j)[1]
-        elif k == IN_PLANE:
+        elif k == IN_PLANE or k == GROOVE:  # a groove's coordinate term is linear: all in G
             gamma[r] = _turning_plane(u_J, d, d_dot, bias, w_j)
         elif k == TRANSLATION_DRIVER:
             gamma[r] = _turning_plane(u_J, d, d_dot, bias, w_j) + f_ddot[r]
@@ -348,8 +342,6 @@ def acceleration_kernels(
                     - c_x * minus_quadratic_ax
                     - c_y * minus_quadratic_ay
                 )
-        elif k == GROOVE:
-            gamma[r] = _turning_plane(u_J, d, d_dot, bias, w_j)
         elif k == RIM_MATERIAL and parameter[r] != 0.0:
             # k psi'' has the quadratic part k [(c_x Q_y - c_y Q_x) / rho^2 - 2 N (c_x c_x' + c_y c_y') / rho^4]
             # with c = (x_J . d, y_J . d), N = c_x c_y' - c_y c_x', Q the quadratic parts of c''

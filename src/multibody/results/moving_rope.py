@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from multibody.results.rope import RopeHistory
+from multibody.results.rope import RopeHistory, route_frames, route_spins
 from multibody.spatial.rotations import FloatArray
 
 if TYPE_CHECKING:
@@ -109,15 +109,10 @@ def moving_rope_history(
 ) -> RopeHistory:
     """The history of moving-node rope ``name`` from ``results``, its scene entry ``rope`` (with the
     route and span names) and the scene's ``markers``."""
-    from multibody.results.markers import marker_frames
-
-    marker_index = {m["name"]: k for k, m in enumerate(markers)}
     route = rope["route"]
     n = len(route)
-    used = [markers[marker_index[p["marker"]]] for p in route]
     count = len(results)
-    p_WM, R_WM = marker_frames(results, used)
-    axles = np.ascontiguousarray(R_WM[..., 2])
+    used, p_WM, R_WM, axles = route_frames(results, route, markers)
     sense = np.array([p["sense"] for p in route], dtype=float)
     radius = np.array([p["radius"] for p in route], dtype=float)
     blocks = [results.cable_coordinates(span) for span in rope["spans"]]
@@ -154,11 +149,6 @@ def moving_rope_history(
         paid_out += ends[0, 0, 0] - ends[:, 0, 0]
     if last["length_per_radian"] > 0.0:
         paid_out += ends[:, -1, 1] - ends[0, -1, 1]
-    spin = np.zeros((count, n))
-    bodies = results.layout.body_names
-    for k, marker in enumerate(used):
-        if marker["body"] >= 0:
-            spin[:, k] = np.einsum("ta,ta->t", results.body(bodies[marker["body"]]).angular_velocity, axles[:, k])
     history = MovingNodeRopeHistory(
         axial_stiffness=float(EA),
         name=name,
@@ -168,7 +158,7 @@ def moving_rope_history(
         paid_out=paid_out,
         span_length=spans,
         wrap_angle=wraps,
-        spin=spin,
+        spin=route_spins(results, used, axles),
         rest_length=(ends[:, -1, 1] - ends[:, 0, 0])[:, None],
         arc_length=arc_length,
         material_coordinate=material,

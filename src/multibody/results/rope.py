@@ -158,16 +158,12 @@ def rope_history(results: Results, name: str, rope: dict[str, Any], markers: lis
 
         return moving_rope_history(results, name, rope, markers)
     from multibody.model.forces.rope import segment_lengths
-    from multibody.results.markers import marker_frames
     from multibody.spatial.wrapping import rope_length
 
-    marker_index = {m["name"]: k for k, m in enumerate(markers)}
     route = rope["route"]
     n = len(route)
-    used = [markers[marker_index[p["marker"]]] for p in route]
     count = len(results)
-    p_WM, R_WM = marker_frames(results, used)
-    axles = np.ascontiguousarray(R_WM[..., 2])
+    used, p_WM, R_WM, axles = route_frames(results, route, markers)
     is_winch = np.array([p["length_per_radian"] > 0.0 for p in route])
     boundary = np.array([p.get("friction", 0.0) != 0.0 for p in route])
     winch_state = np.where(is_winch, np.cumsum(is_winch) - 1, -1).astype(np.int64)
@@ -201,11 +197,6 @@ def rope_history(results: Results, name: str, rope: dict[str, Any], markers: lis
         arc_length[t] = _along(spans[t], arcs, boundary, np.ones(segments), 0.0)
         ratio = rest_length[t] / lengths  # unstretched per stretched length, one strain per segment
         material[t] = _along(spans[t], arcs, boundary, ratio, -end_paid_out[0] + ratio[0] * end_arc[0])
-    spin = np.zeros((count, n))
-    bodies = results.layout.body_names
-    for k, marker in enumerate(used):
-        if marker["body"] >= 0:
-            spin[:, k] = np.einsum("ta,ta->t", results.body(bodies[marker["body"]]).angular_velocity, axles[:, k])
     return RopeHistory(
         name=name,
         points=tuple(p["name"] for p in route),
@@ -214,7 +205,7 @@ def rope_history(results: Results, name: str, rope: dict[str, Any], markers: lis
         paid_out=paid_out,
         span_length=spans,
         wrap_angle=wraps,
-        spin=spin,
+        spin=route_spins(results, used, axles),
         rest_length=rest_length,
         arc_length=arc_length,
         material_coordinate=material,
@@ -225,3 +216,27 @@ def rope_history(results: Results, name: str, rope: dict[str, Any], markers: lis
         sense=columns["sense"],
         radius=columns["radius"],
     )
+
+
+def route_frames(
+    results: Results, route: list[dict[str, Any]], markers: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], FloatArray, FloatArray, FloatArray]:
+    """``(the route points' scene markers, their origins (T, n, 3), axes (T, n, 3, 3) and z-axes
+    (T, n, 3))``, world, for a rope's ``route`` (its scene entry's) and the scene's ``markers``."""
+    from multibody.results.markers import marker_frames
+
+    marker_index = {m["name"]: k for k, m in enumerate(markers)}
+    used = [markers[marker_index[p["marker"]]] for p in route]
+    p_WM, R_WM = marker_frames(results, used)
+    return used, p_WM, R_WM, np.ascontiguousarray(R_WM[..., 2])
+
+
+def route_spins(results: Results, used: list[dict[str, Any]], axles: FloatArray) -> FloatArray:
+    """(T, n) each route point's spin about its axle [rad/s]: its body's angular velocity . axle
+    (0 on ground)."""
+    spin = np.zeros(axles.shape[:2])
+    bodies = results.layout.body_names
+    for k, marker in enumerate(used):
+        if marker["body"] >= 0:
+            spin[:, k] = np.einsum("ta,ta->t", results.body(bodies[marker["body"]]).angular_velocity, axles[:, k])
+    return spin
