@@ -324,6 +324,31 @@ class KaneFormulation:
             )
         return u_dot
 
+    def factorized_mass(self, state: KaneState, armature: FloatArray | None = None) -> ArticulatedFactorization:
+        """``M + A`` factorized in the tree's order (the articulated-body recursion's inward pass,
+        no matrix formed, O(nb)): ``M`` the generalized mass matrix at ``state``, ``A`` the block
+        diagonal of ``armature`` (n_joints, 6, 6) (each joint's leading ``n_u_k`` x ``n_u_k`` block
+        couples its own speeds; None: zero). Raises ``KaneError`` naming a joint whose pivot
+        block is singular."""
+        joints = self._layout
+        weights = np.zeros((0, 6, 6)) if armature is None else np.ascontiguousarray(armature, dtype=float)
+        *factors, singular = kane_kernel.articulated_factorization(
+            joints.parent,
+            joints.child,
+            joints.n_speeds,
+            state.motion_subspace,
+            state.frames.p_WB_W,
+            self.system.mass,
+            state.central_inertia,
+            weights,
+        )
+        if singular >= 0:
+            raise KaneError(
+                f"model '{self.system.name}' at t = {state.t:.6g} s: joint '{self.tree.joints[singular].name}' "
+                "moves nothing with inertia (its outer bodies have no mass or inertia along its axes)"
+            )
+        return ArticulatedFactorization(joints, state.frames.p_WB_W, *factors)
+
     def accelerations(self, state: KaneState) -> tuple[FloatArray, float]:
         """``(du/dt (n_u,), power of the cut-constraint forces [W])``: the articulated-body
         recursion on a tree, Maggi's null-space form of Kane's equations with cut constraints."""
@@ -435,6 +460,38 @@ class KaneFormulation:
         raise KaneError(
             f"model '{self.system.name}' at t = {t:.6g} s: the cut constraints do not close; "
             f"'{element}' ({self.cut_rows.label[worst]}) is violated by {abs(phi[worst]):.3g}"
+        )
+
+
+class ArticulatedFactorization:
+    """``M + A`` of a tree factorized by ``KaneFormulation.factorized_mass``: ``solve(rhs)``
+    costs one inward and one outward pass (O(nb))."""
+
+    def __init__(
+        self,
+        joints: _BatchedJoints,
+        p_WB_W: FloatArray,
+        S_C: FloatArray,
+        U: FloatArray,
+        D_inverse: FloatArray,
+        passed: FloatArray,
+        rigid: np.ndarray,
+    ) -> None:
+        self._joints, self._p_WB_W = joints, p_WB_W
+        self._factors = (S_C, U, D_inverse, passed, rigid)
+
+    def solve(self, rhs: FloatArray) -> FloatArray:
+        """``x`` (n_u,) with ``(M + A) x = rhs`` (n_u,) [N, N m -> m/s^2, rad/s^2 for ``M``]."""
+        joints = self._joints
+        return kane_kernel.articulated_solve(
+            joints.parent,
+            joints.child,
+            joints.n_speeds,
+            joints.u_start,
+            self._factors[0],
+            self._p_WB_W,
+            *self._factors[1:],
+            np.ascontiguousarray(rhs, dtype=float),
         )
 
 
