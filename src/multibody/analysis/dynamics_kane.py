@@ -38,11 +38,10 @@ import numpy as np
 from multibody.analysis.errors import AnalysisError
 from multibody.analysis.output import output_frame, results_layout
 from multibody.analysis.time_loop import Frame, integrate_to_output
-from multibody.formulation import kane_kernel
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.dae import MechanicalDAE
-from multibody.formulation.kane import ArticulatedFactorization, KaneError, KaneFormulation, KaneState
+from multibody.formulation.kane import KaneError, KaneFormulation
 from multibody.formulation.state import State
 from multibody.results import Results
 from multibody.solve.integrators.base import Correction, IntegrationError, rms
@@ -57,12 +56,6 @@ KANE_METHODS = ("BDF", *SOLVERS)
 """Methods of the Kane formulation (the first is the default)."""
 QUADRATURES = 2
 """Trailing entries of ``y`` that are quadratures: dissipated energy and input work [J]."""
-TREE_NEWTON_SPEEDS = 400
-"""Generalized speeds from which BDF's Newton solves use ``TreeIterationMatrix`` (O(n) to
-factorize, a few products with ``J`` per solve) rather than the LU of ``IterationMatrix``
-(O(n^3)): on the finite-segment arm of ``benchmarks/kane_segments.py`` (0.02 s) the LU is faster
-at 301 speeds (0.58 s against 0.89 s), the tree 1.7x faster at 601 (1.95 s against 3.34 s) and
-1.9x at 1201 (5.7 s against 10.9 s), with the same steps and Newton iterations."""
 EXPLICIT_DRIFT = 100.0
 """Constraint violation, in units of the error test's (``KaneODE.drift_limits``), after which
 scipy's solvers are projected and restarted."""
@@ -84,10 +77,9 @@ class KaneODE:
         self.max_iterations = newton_max_iterations
         self.n_q, self.n_u = formulation.n_q, formulation.n_u
         self.n_x = formulation.system.n_states
-        self._iteration: IterationMatrix | TreeIterationMatrix | None = None
-        self.tree_newton = not formulation.has_cuts and self.n_x == 0 and formulation.n_u >= TREE_NEWTON_SPEEDS
-        """Newton's matrix is the tree's (``TreeIterationMatrix``): no cut constraints, no
-        first-order states and enough speeds for it to pay"""
+        self._iteration: IterationMatrix | None = None
+        self._factorized: FactorizedIteration | None = None
+        """``_iteration`` factorized at the last ``c``"""
         self._t = 0.0
         """time of the last implicit solve: the time ``finalize`` projects at"""
 
@@ -145,8 +137,12 @@ class KaneODE:
         self._t = t
         try:
             if refresh_jacobian or self._iteration is None:
-                self._iteration = self._iteration_matrix(t, predicted, self._rate_jacobian(t, predicted))
-            iteration = self._iteration.factorized(c)
+                self._iteration = IterationMatrix(self._rate_jacobian(t, predicted), self.formulation, self.n_x)
+                self._factorized = None
+            if self._factorized is None or self._factorized.c != c:
+                # BDF keeps its step for a few steps after each change: the same matrix then.
+                self._factorized = self._iteration.factorized(c)
+            iteration = self._factorized
         except (SingularMatrixError, KaneError) as error:
             return Correction(predicted, z_guess, False, 0, np.inf, str(error))
         y = predicted.copy()
@@ -165,14 +161,6 @@ class KaneODE:
         return Correction(
             y if converged else predicted, z_guess, converged, monitor.iterations, monitor.norm, diagnosis
         )
-
-    def _iteration_matrix(self, t: float, y: FloatArray, jacobian: FloatArray) -> IterationMatrix | TreeIterationMatrix:
-        """Newton's matrix for the Jacobian ``jacobian`` (n_y, n_y) at ``(t, y)``: the tree's
-        (``TreeIterationMatrix``) if ``tree_newton``, else the exact one."""
-        if not self.tree_newton:
-            return IterationMatrix(jacobian, self.formulation, self.n_x)
-        q, u, x = self.split(y)[:3]
-        return TreeIterationMatrix(jacobian, self.formulation, self.formulation.evaluate(q, u, t, x))
 
     def _rate_jacobian(self, t: float, y: FloatArray) -> FloatArray:
         """``df/dy`` (n, n) by forward differences, one rate evaluation per column."""
@@ -283,181 +271,6 @@ class FactorizedIteration:
             dq[m.ball_q] += np.einsum("kij,kj->ki", self.ball_B, dz[m.ball_u])
         rest = rhs[n_q + n_z :] + c * (J[n_q + n_z :, :n_q] @ dq + J[n_q + n_z :, n_q : n_q + n_z] @ dz)
         return np.concatenate([dq, dz, rest])
-
-
-class TreeIterationMatrix:
-    """``I - c J`` of Kane's ODE on a tree (no cut constraints, no first-order states), solved
-    without a dense factorization: the reduced system of ``IterationMatrix`` (the coordinates
-    eliminated exactly, ``dq = a + G du`` per joint) by an iteration preconditioned with the
-    tree's own factorization, O(n) to factorize, O(n^2) per solve (products with ``J``), against
-    O(n^3) for the LU of the reduced matrix.
-
-    The speed rows of ``J = df/dy`` are ``M^-1 K`` with ``K = d(F - M du/dt)/dy`` (``M``, ``F``
-    of Kane's equations), so the reduced matrix is ``R = M^-1 (M - c K_uu - c K_uq G)``. What
-    makes the equations stiff -- a spring or damper across a joint (a finite segment's bushing)
-    -- sits in the joint's own block of ``K``: keeping those blocks,
-    ``A_k = -c (K_uu + K_uq G)_kk``, gives ``P = M^-1 (M + A)``, and ``M + A`` factorizes in the
-    tree's order with ``A`` as joint armatures (``KaneFormulation.factorized_mass``): no fill-in,
-    whatever the tree. ``R du = r`` is then solved by GMRES preconditioned with ``P`` to
-    ``SOLVE_TOLERANCE`` (or round-off), the LU's solution, so Newton and the integrator behave as
-    with ``IterationMatrix``; if the coupling ``P`` leaves out (inertia forces of large
-    accelerations between joints, against tiny segment inertias) keeps GMRES from converging in
-    ``SOLVE_ITERATIONS``, the solve falls back to ``IterationMatrix`` (built once). ``K``'s blocks
-    come from ``M J`` at the Jacobian's state, one block product per joint (O(n^2) per Jacobian,
-    as the Jacobian by differences itself).
-    """
-
-    SOLVE_TOLERANCE = 1e-10
-    """Residual of ``R du = r``, relative to ``r`` (2-norms), at which the solve stops."""
-    ROUNDOFF = 1e3 * np.finfo(float).eps
-    """Round-off of a residual ``r - R du``, relative to ``|r| + |R| |du|``."""
-    SOLVE_ITERATIONS = 16
-    """Iterations after which the solve falls back to the LU of ``IterationMatrix``."""
-
-    def __init__(self, jacobian: FloatArray, formulation: KaneFormulation, state: KaneState) -> None:
-        n_q, n_u = formulation.n_q, formulation.n_u
-        joints = formulation.tree.joints
-        plain_q, plain_u, ball_q, ball_u = formulation.position_rate_blocks
-        self.jacobian, self.formulation, self.state, self.n_q, self.n_u = jacobian, formulation, state, n_q, n_u
-        self._exact: IterationMatrix | None = None
-        self.plain_q, self.plain_u, self.ball_q, self.ball_u = plain_q, plain_u, ball_q, ball_u
-        self.plain_rate = jacobian[plain_q, n_q + plain_u]
-        self.ball_rate_of_e = jacobian[ball_q[:, :, None], ball_q[:, None, :]]
-        self.ball_rate_of_w = jacobian[ball_q[:, :, None], n_q + ball_u[:, None, :]]
-        self.speed_rows = jacobian[n_q : n_q + n_u, : n_q + n_u]
-        """(n_u, n_q + n_u) the speed rows of ``J`` (a view)"""
-        self.speed_norm = float(np.linalg.norm(self.speed_rows))
-        """Frobenius norm of the speed rows (bounds their 2-norm) [1/s, 1/s^2]"""
-        u_start = np.array([j.u_start for j in joints], dtype=np.int64)
-        n_speeds = np.array([j.n_u for j in joints], dtype=np.int64)
-        q_start = np.array([j.q_start for j in joints], dtype=np.int64)
-        n_coordinates = np.array([j.n_q for j in joints], dtype=np.int64)
-        self.u_index = np.minimum(u_start[:, None] + np.arange(6), n_u - 1)
-        """(n, 6) each joint's speeds, padded with a valid index"""
-        self.u_valid = np.arange(6) < n_speeds[:, None]
-        mass = formulation.mass_matrix(state)
-        rows = np.ascontiguousarray(self.speed_rows)
-        self.K_uu = kane_kernel.joint_blocks_of_product(mass, rows, u_start, n_speeds, n_q + u_start, n_speeds)
-        """(n, 6, 6) each joint's block of ``K`` in its own speeds"""
-        self.K_uq = kane_kernel.joint_blocks_of_product(mass, rows, u_start, n_speeds, q_start, n_coordinates)
-        """(n, 6, 7) each joint's block of ``K`` in its own coordinates"""
-        joint_of_q = np.repeat(np.arange(len(joints)), n_coordinates)
-        joint = joint_of_q[plain_q]
-        self.plain_local = (joint, plain_q - q_start[joint], plain_u - u_start[joint])
-        """joint, coordinate and speed (within the joint) of each plain coordinate"""
-        joint = joint_of_q[ball_q[:, 0]]
-        self.ball_local = (joint, ball_q - q_start[joint, None], ball_u - u_start[joint, None])
-        """joint (k,), coordinates (k, 4) and speeds (k, 3) (within the joint) of each ball"""
-
-    def exact(self) -> IterationMatrix:
-        """The ``IterationMatrix`` of the same Jacobian (built once, when first needed)."""
-        if self._exact is None:
-            self._exact = IterationMatrix(self.jacobian, self.formulation, 0)
-        return self._exact
-
-    def factorized(self, c: float) -> FactorizedTreeIteration:
-        """``I - c J`` ready to solve for the coefficient ``c`` [s]: the per-joint eliminations
-        and the tree factorization of ``M + A``. Raises ``KaneError`` when a joint's pivot block
-        is singular."""
-        ball_inverse = np.linalg.inv(np.eye(4) - c * self.ball_rate_of_e)
-        ball_B = c * ball_inverse @ self.ball_rate_of_w
-        # G (n, 7, 6): dq_k = a_k + G_k du_k per joint.
-        G = np.zeros((self.K_uq.shape[0], self.K_uq.shape[2], 6))
-        joint, coordinate, speed = self.plain_local
-        G[joint, coordinate, speed] = c * self.plain_rate
-        joint, coordinates, speeds = self.ball_local
-        G[joint[:, None, None], coordinates[:, :, None], speeds[:, None, :]] = ball_B
-        armature = -c * (self.K_uu + self.K_uq @ G)
-        preconditioner = self.formulation.factorized_mass(self.state, armature)
-        return FactorizedTreeIteration(self, c, ball_inverse, ball_B, armature, preconditioner)
-
-
-class FactorizedTreeIteration:
-    """``I - c J`` of a ``TreeIterationMatrix`` at one ``c``."""
-
-    def __init__(
-        self,
-        matrix: TreeIterationMatrix,
-        c: float,
-        ball_inverse: FloatArray,
-        ball_B: FloatArray,
-        armature: FloatArray,
-        preconditioner: ArticulatedFactorization,
-    ) -> None:
-        self.matrix, self.c = matrix, c
-        self.ball_inverse, self.ball_B, self.armature = ball_inverse, ball_B, armature
-        self.preconditioner = preconditioner
-        self.iterations = 0
-        """iterations of the last solve (0: it fell back to the LU)"""
-
-    def solve(self, rhs: FloatArray) -> FloatArray:
-        """``dy`` (n_y,) with ``(I - c J) dy = rhs``."""
-        m, c = self.matrix, self.c
-        n_q, n_u, J = m.n_q, m.n_u, m.jacobian
-        a = rhs[:n_q].copy()
-        if m.ball_q.size:
-            a[m.ball_q] = np.einsum("kij,kj->ki", self.ball_inverse, rhs[m.ball_q])
-        r = rhs[n_q : n_q + n_u] + c * (m.speed_rows[:, :n_q] @ a)
-        du = self._iterative_solve(r)
-        if du is None:
-            return m.exact().factorized(c).solve(rhs)
-        dq = a + self._coordinate_increment(du)
-        rest = rhs[n_q + n_u :] + c * (J[n_q + n_u :, :n_q] @ dq + J[n_q + n_u :, n_q : n_q + n_u] @ du)
-        return np.concatenate([dq, du, rest])
-
-    def _iterative_solve(self, r: FloatArray) -> FloatArray | None:
-        """``du`` with ``R du = r`` (n_u,) by GMRES preconditioned on the right with ``P`` (Arnoldi
-        with modified Gram-Schmidt, its small least-squares problem solved afresh each
-        iteration), to a residual of ``SOLVE_TOLERANCE`` of ``r`` or the round-off of evaluating
-        ``R du`` (``ROUNDOFF`` times ``|r| + |R| |du|``, which bounds the LU's residual as well);
-        None after ``SOLVE_ITERATIONS``. ``P`` leaves out a few of ``R``'s modes, those where the
-        inertia forces of large accelerations couple the joints (Newton's first iterates on a
-        stiff beam): GMRES finds them in as many iterations."""
-        m = self.matrix
-        norm = float(np.linalg.norm(r))
-        self.iterations = 0
-        if norm == 0.0:
-            return np.zeros_like(r)
-        size = m.SOLVE_ITERATIONS
-        basis = np.zeros((size + 1, r.size))
-        hessenberg = np.zeros((size + 1, size))
-        target = np.zeros(size + 1)
-        basis[0], target[0] = r / norm, norm
-        for j in range(size):
-            w = self._reduced_product(self._precondition(basis[j]))
-            for i in range(j + 1):
-                hessenberg[i, j] = basis[i] @ w
-                w -= hessenberg[i, j] * basis[i]
-            hessenberg[j + 1, j] = np.linalg.norm(w)
-            coefficients = np.linalg.lstsq(hessenberg[: j + 2, : j + 1], target[: j + 2], rcond=None)[0]
-            residual = np.linalg.norm(target[: j + 2] - hessenberg[: j + 2, : j + 1] @ coefficients)
-            du = self._precondition(coefficients @ basis[: j + 1])
-            floor = m.ROUNDOFF * (norm + (1.0 + self.c * m.speed_norm) * np.linalg.norm(du))
-            if residual <= max(m.SOLVE_TOLERANCE * norm, floor) or hessenberg[j + 1, j] == 0.0:
-                self.iterations = j + 1
-                return du
-            basis[j + 1] = w / hessenberg[j + 1, j]
-        return None
-
-    def _coordinate_increment(self, du: FloatArray) -> FloatArray:
-        """``G du`` (n_q,): the coordinates' part of a speed increment ``du`` (n_u,)."""
-        m = self.matrix
-        dq = np.zeros(m.n_q)
-        dq[m.plain_q] = self.c * m.plain_rate * du[m.plain_u]
-        if m.ball_q.size:
-            dq[m.ball_q] = np.einsum("kij,kj->ki", self.ball_B, du[m.ball_u])
-        return dq
-
-    def _reduced_product(self, du: FloatArray) -> FloatArray:
-        """``R du = du - c J_uq G du - c J_uu du`` (n_u,)."""
-        return du - self.c * (self.matrix.speed_rows @ np.concatenate([self._coordinate_increment(du), du]))
-
-    def _precondition(self, w: FloatArray) -> FloatArray:
-        """``P^-1 w = (M + A)^-1 M w = w - (M + A)^-1 A w`` (n_u,)."""
-        m = self.matrix
-        w_joint = np.where(m.u_valid, w[m.u_index], 0.0)
-        force = np.einsum("kij,kj->ki", self.armature, w_joint)
-        return w - self.preconditioner.solve(np.bincount(m.u_index[m.u_valid], force[m.u_valid], minlength=m.n_u))
 
 
 def kane_dynamics(

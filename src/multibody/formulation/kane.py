@@ -324,14 +324,12 @@ class KaneFormulation:
             )
         return u_dot
 
-    def factorized_mass(self, state: KaneState, armature: FloatArray | None = None) -> ArticulatedFactorization:
-        """``M + A`` factorized in the tree's order (the articulated-body recursion's inward pass,
-        no matrix formed, O(nb)): ``M`` the generalized mass matrix at ``state``, ``A`` the block
-        diagonal of ``armature`` (n_joints, 6, 6) (each joint's leading ``n_u_k`` x ``n_u_k`` block
-        couples its own speeds; None: zero). Raises ``KaneError`` naming a joint whose pivot
-        block is singular."""
+    def factorized_mass(self, state: KaneState) -> ArticulatedFactorization:
+        """The generalized mass matrix ``M`` at ``state`` factorized in the tree's order (the
+        articulated-body recursion's inward pass, no matrix formed): O(nb) to factorize and per
+        solve, where a dense ``M`` costs O(nb * depth) to form and O(n_u^3) to factorize. Raises
+        ``KaneError`` naming a joint whose articulated inertia about its axes is singular."""
         joints = self._layout
-        weights = np.zeros((0, 6, 6)) if armature is None else np.ascontiguousarray(armature, dtype=float)
         *factors, singular = kane_kernel.articulated_factorization(
             joints.parent,
             joints.child,
@@ -340,7 +338,6 @@ class KaneFormulation:
             state.frames.p_WB_W,
             self.system.mass,
             state.central_inertia,
-            weights,
         )
         if singular >= 0:
             raise KaneError(
@@ -354,10 +351,36 @@ class KaneFormulation:
         recursion on a tree, Maggi's null-space form of Kane's equations with cut constraints."""
         if not self.has_cuts:
             return self.forward_dynamics(state), 0.0
-        M = self.mass_matrix(state)
-        F = self.generalized_force(state)
         _, B, _ = self.cut_constraints(state)
         gamma = self.cut_acceleration_rhs(state)
+        try:
+            return self._range_space_accelerations(state, B, gamma)
+        except (KaneError, la.LinAlgError):
+            # M or B_r M^-1 B_r^T numerically singular (a lock-up): the null-space form needs
+            # only C^T M C regular, and names the locking joints when it is not.
+            return self._null_space_accelerations(state, B, gamma)
+
+    def _range_space_accelerations(
+        self, state: KaneState, B: FloatArray, gamma: FloatArray
+    ) -> tuple[FloatArray, float]:
+        """``accelerations`` with cut constraints from the tree's factorization of ``M``: the tree's
+        ``du/dt`` (articulated bodies) plus ``M^-1 B_r^T lambda`` for the independent rows
+        ``B_r`` of ``B`` (the leading right singular vectors: the same rank decision as the
+        null-space form, and the same solution), ``(B_r M^-1 B_r^T) lambda = gamma_r - B_r du/dt``.
+        O(nb * r) for r independent rows, where the null-space form costs O(n_u^3). Raises
+        ``KaneError`` when ``M`` is singular, ``LinAlgError`` when ``B_r M^-1 B_r^T`` is."""
+        factors = self.factorized_mass(state)
+        tree_rates = self.forward_dynamics(state)
+        rows, rows_rhs = _independent_rows(B, gamma)
+        response = np.column_stack([factors.solve(row) for row in rows]).reshape(self.n_u, -1)
+        multipliers = la.solve(rows @ response, rows_rhs - rows @ tree_rates, assume_a="pos")
+        return tree_rates + response @ multipliers, float((rows @ state.u) @ multipliers)
+
+    def _null_space_accelerations(self, state: KaneState, B: FloatArray, gamma: FloatArray) -> tuple[FloatArray, float]:
+        """``accelerations`` with cut constraints by Maggi's null-space form (module docstring);
+        raises ``KaneError`` naming the locking joints when ``C^T M C`` is singular."""
+        M = self.mass_matrix(state)
+        F = self.generalized_force(state)
         particular, complement = _particular_and_complement(B, gamma)
         reduced = complement.T @ M @ complement
         try:
@@ -464,8 +487,8 @@ class KaneFormulation:
 
 
 class ArticulatedFactorization:
-    """``M + A`` of a tree factorized by ``KaneFormulation.factorized_mass``: ``solve(rhs)``
-    costs one inward and one outward pass (O(nb))."""
+    """``M`` of a tree factorized by ``KaneFormulation.factorized_mass``: ``solve(rhs)`` costs one
+    inward and one outward pass (O(nb))."""
 
     def __init__(
         self,
@@ -481,7 +504,7 @@ class ArticulatedFactorization:
         self._factors = (S_C, U, D_inverse, passed, rigid)
 
     def solve(self, rhs: FloatArray) -> FloatArray:
-        """``x`` (n_u,) with ``(M + A) x = rhs`` (n_u,) [N, N m -> m/s^2, rad/s^2 for ``M``]."""
+        """``x`` (n_u,) [m/s^2, rad/s^2] with ``M x = rhs`` (n_u,) [N, N m]."""
         joints = self._joints
         return kane_kernel.articulated_solve(
             joints.parent,
@@ -499,9 +522,24 @@ def _particular_and_complement(B: FloatArray, rhs: FloatArray) -> tuple[FloatArr
     """Minimum-norm solution of ``B x = rhs`` and an orthonormal basis ``C`` of the null space of
     ``B`` (its orthogonal complement, ``B C = 0``), both from one SVD."""
     U, s, Vt = la.svd(B, full_matrices=True)
-    rank = int(np.sum(s > RANK_TOLERANCE * max(s[0] if s.size else 0.0, 1.0)))
+    rank = _numerical_rank(s)
     particular = Vt[:rank].T @ ((U[:, :rank].T @ rhs) / s[:rank])
     return particular, Vt[rank:].T
+
+
+def _numerical_rank(singular_values: FloatArray) -> int:
+    """Singular values (descending) above ``RANK_TOLERANCE`` of the largest (at least 1)."""
+    largest = singular_values[0] if singular_values.size else 0.0
+    return int(np.sum(singular_values > RANK_TOLERANCE * max(largest, 1.0)))
+
+
+def _independent_rows(B: FloatArray, rhs: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(B_r (r, n), rhs_r (r,))``: orthonormal rows spanning the row space of ``B`` (m, n) and
+    the right side they take from ``B x = rhs``, the part of ``rhs`` in the range of ``B`` (one
+    thin SVD, the rank that of ``_particular_and_complement``)."""
+    U, s, Vt = la.svd(B, full_matrices=False)
+    rank = _numerical_rank(s)
+    return Vt[:rank], (U[:, :rank].T @ rhs) / s[:rank]
 
 
 def _frame(R_WP: FloatArray, p_WP: FloatArray, R_PM: FloatArray, r_PM: FloatArray) -> tuple[FloatArray, FloatArray]:

@@ -568,7 +568,7 @@ def forward_dynamics(
     whose articulated inertia about its own axes is singular (then ``du/dt`` is meaningless)."""
     S_C, bias_C = _about_child_centres(child, n_speeds, S, bias, p_WB)
     U, D_inverse, passed, rigid, singular = _articulated_inertias(
-        parent, child, n_speeds, S_C, p_WB, mass, central_inertia, np.zeros((0, 6, 6))
+        parent, child, n_speeds, S_C, p_WB, mass, central_inertia
     )
     if singular >= 0:
         return np.zeros(n_u), singular
@@ -588,23 +588,17 @@ def articulated_factorization(
     p_WB: np.ndarray,
     mass: np.ndarray,
     central_inertia: np.ndarray,
-    armature: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """The tree's factorization of ``M + A``: ``M`` the generalized mass matrix, ``A`` the block
-    diagonal of the joints' ``armature`` (n, 6, 6) (the leading ``n_u_k`` x ``n_u_k`` block of
-    each, [kg, kg m, kg m^2]; (0, 6, 6): none). Returns ``(S_C, U, D_inverse, passed, rigid,
+    """The tree's factorization of the generalized mass matrix ``M``, without forming it: the
+    articulated-body recursion's inward pass. Returns ``(S_C, U, D_inverse, passed, rigid,
     singular)`` for ``articulated_solve``: the motion subspaces about the child CMs, the inward
-    pass's ``U = I^A S``, ``(S^T I^A S + A_k)^-1`` and the inertia each joint passes to its
-    parent, all (n, 6, 6); ``rigid`` (n,) whether a joint passes no inertia (six speeds, no
-    armature); ``singular`` as for ``forward_dynamics``. O(n), no matrix formed.
-
-    This is the articulated-body recursion's inward pass with the rates of the joint speeds
-    weighted by ``A`` as well (a joint's armature, or an implicit integrator's ``c D + c^2 K``
-    of joint-local dampers and springs): the elimination order of the tree, leaves first, gives
-    no fill-in, so a chain costs as little as a star. Arguments as for ``forward_dynamics``."""
+    pass's ``U = I^A S``, ``(S^T I^A S)^-1`` and the inertia each joint passes to its parent, all
+    (n, 6, 6); ``rigid`` (n,) whether a joint passes no inertia (six speeds); ``singular`` as for
+    ``forward_dynamics``. The elimination order of the tree, leaves first, makes no fill-in: O(n)
+    for any tree, a chain (depth n) included. Arguments as for ``forward_dynamics``."""
     S_C, _ = _about_child_centres(child, n_speeds, S, np.zeros((child.size, 6)), p_WB)
     U, D_inverse, passed, rigid, singular = _articulated_inertias(
-        parent, child, n_speeds, S_C, p_WB, mass, central_inertia, armature
+        parent, child, n_speeds, S_C, p_WB, mass, central_inertia
     )
     return S_C, U, D_inverse, passed, rigid, singular
 
@@ -623,7 +617,7 @@ def articulated_solve(
     rigid: np.ndarray,
     rhs: np.ndarray,
 ) -> np.ndarray:
-    """``x`` (n_u,) with ``(M + A) x = rhs`` (n_u,) from ``articulated_factorization``'s factors:
+    """``x`` (n_u,) with ``M x = rhs`` (n_u,) from ``articulated_factorization``'s factors:
     ``rhs`` taken as joint forces at rest, one inward pass (the forces each joint passes to its
     parent) and one outward pass (the accelerations ``x``). O(n)."""
     n, nb = parent.size, p_WB.shape[0] - 1
@@ -653,7 +647,6 @@ def _articulated_inertias(
     p_WB: np.ndarray,
     mass: np.ndarray,
     central_inertia: np.ndarray,
-    armature: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """``(U, D_inverse, passed, rigid, singular)`` of the inward pass (``articulated_factorization``)."""
     n = parent.size
@@ -664,10 +657,7 @@ def _articulated_inertias(
     rigid = np.zeros(n, dtype=np.bool_)
     D = np.empty((6, 6))
     UD = np.empty((6, 6))
-    UDA = np.empty((6, 6))
-    S_inverse = np.empty((6, 6))
     r = np.empty(3)
-    with_armature = armature.shape[0] > 0
     for k in range(n - 1, -1, -1):
         C = child[k]
         nk = n_speeds[k]
@@ -677,23 +667,21 @@ def _articulated_inertias(
                 for j in range(6):
                     s += articulated[C, i, j] * S_C[k, j, c]
                 U[k, i, c] = s
-        weighted = False
         for row in range(nk):
             for c in range(nk):
-                s = armature[k, row, c] if with_armature else 0.0
-                weighted = weighted or s != 0.0
+                s = 0.0
                 for i in range(6):
                     s += S_C[k, i, row] * U[k, i, c]
                 D[row, c] = s
         if not _invert_small(D, nk, D_inverse[k]):
             return U, D_inverse, passed, rigid, k
         P = parent[k]
-        rigid[k] = nk == 6 and not weighted
+        rigid[k] = nk == 6
         if P < 0 or rigid[k]:
             # A joint of six speeds passes no inertia to its parent: ``I - U D^-1 U^T`` is exactly
             # zero. Computed as a difference it is round-off, which a chain of such joints (finite
             # segments) amplifies: twofold per joint on a 200-segment beam, whose recursion failed
-            # by the middle. (An armature makes it ``S^-T (H^-1 + A^-1)^-1 S^-1``, not zero.)
+            # by the middle.
             continue
         for i in range(6):
             for c in range(nk):
@@ -701,33 +689,12 @@ def _articulated_inertias(
                 for row in range(nk):
                     s += U[k, i, row] * D_inverse[k, row, c]
                 UD[i, c] = s
-        if nk == 6 and _invert_small(S_C[k], 6, S_inverse):
-            # Six weighted speeds: ``I - U D^-1 U^T = U D^-1 A S^-1`` (with ``H = S^T I S``,
-            # ``H - H (H + A)^-1 H = H (H + A)^-1 A``), a product where the difference would be
-            # round-off of ``I`` when ``A`` is small, amplified along a chain of such joints.
-            for i in range(6):
-                for c in range(6):
-                    s = 0.0
-                    for row in range(6):
-                        s += UD[i, row] * armature[k, row, c]
-                    UDA[i, c] = s
-            for i in range(6):
-                for j in range(6):
-                    s = 0.0
-                    for c in range(6):
-                        s += UDA[i, c] * S_inverse[c, j]
-                    passed[k, i, j] = s
-            for i in range(6):
-                for j in range(i):
-                    mean = 0.5 * (passed[k, i, j] + passed[k, j, i])
-                    passed[k, i, j] = passed[k, j, i] = mean
-        else:
-            for i in range(6):
-                for j in range(6):
-                    s = articulated[C, i, j]
-                    for c in range(nk):
-                        s -= UD[i, c] * U[k, j, c]
-                    passed[k, i, j] = s
+        for i in range(6):
+            for j in range(6):
+                s = articulated[C, i, j]
+                for c in range(nk):
+                    s -= UD[i, c] * U[k, j, c]
+                passed[k, i, j] = s
         for i in range(3):
             r[i] = p_WB[C, i] - p_WB[P, i]
         _add_shifted_inertia(passed[k], r, articulated[P])
@@ -921,34 +888,3 @@ def position_rate(
         rate[ball_q[k, 2]] = e3 * w0 + e0 * w1 - e1 * w2
         rate[ball_q[k, 3]] = -e2 * w0 + e1 * w1 + e0 * w2
     return rate
-
-
-@njit(cache=True)
-def joint_blocks_of_product(
-    A: np.ndarray,
-    B: np.ndarray,
-    row_start: np.ndarray,
-    n_rows: np.ndarray,
-    column_start: np.ndarray,
-    n_columns: np.ndarray,
-) -> np.ndarray:
-    """The blocks (n, 6, w) ``(A B)[row_start_k + i, column_start_k + j]`` for ``i < n_rows[k]``
-    (<= 6), ``j < n_columns[k]`` (<= w = max n_columns) of the product of ``A`` (m, l) and ``B``
-    (l, p), zeros after: one block per joint without forming ``A B`` (O(n l) per block column)."""
-    n = row_start.size
-    width = 0
-    for k in range(n):
-        width = max(width, n_columns[k])
-    blocks = np.zeros((n, 6, width))
-    column = np.empty(B.shape[0])
-    for k in range(n):
-        for j in range(n_columns[k]):
-            for m in range(B.shape[0]):
-                column[m] = B[m, column_start[k] + j]
-            for i in range(n_rows[k]):
-                row = row_start[k] + i
-                s = 0.0
-                for m in range(B.shape[0]):
-                    s += A[row, m] * column[m]
-                blocks[k, i, j] = s
-    return blocks
