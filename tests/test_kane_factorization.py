@@ -27,7 +27,7 @@ from test_kane_segments import flexible_arm, kane_at_reference
 
 import multibody as mb
 from multibody.analysis.assemble import assembled_state
-from multibody.formulation.kane import KaneFormulation, KaneState
+from multibody.formulation.kane import RANGE_SPACE_SPEEDS, KaneFormulation, KaneState
 
 RESIDUAL = 1e-13
 """``|M x - b|`` relative to ``|M| |x|`` (max norms): round-off of a backward-stable solve."""
@@ -94,8 +94,8 @@ def closed_chain(n_links: int) -> mb.Model:
 @pytest.mark.parametrize("n_links", [4, 60])
 def test_closed_loop_accelerations_from_the_tree_factorization_solve_maggis_equations(n_links: int) -> None:
     """Reference: Maggi's null-space form (``C^T (M du/dt - F) = 0``, ``B du/dt = gamma`` with
-    ``C`` from the SVD of ``B``, the dense ``M``), the path ``accelerations`` takes when ``M`` is
-    numerically singular. Otherwise it takes the range-space form on the tree's factorization
+    ``C`` from the SVD of ``B``, the dense ``M``), the path ``accelerations`` takes on small
+    mechanisms. On large ones it takes the range-space form on the tree's factorization
     (``du/dt = tree rates + M^-1 B_r^T lambda``), which solves the same equations, at a random
     state of a bent chain closed by a spherical joint with redundant cut rows: both residuals are
     round-off (1e-13 of their terms' size; measured 2e-17 .. 1e-15) and the two rates agree to
@@ -108,8 +108,11 @@ def test_closed_loop_accelerations_from_the_tree_factorization_solve_maggis_equa
     _, B, _ = kane.cut_constraints(at)
     gamma = kane.cut_acceleration_rhs(at)
     assert np.linalg.matrix_rank(B) < B.shape[0]  # redundant cut rows
-    u_dot, power = kane.accelerations(at)
+    u_dot, power = kane._range_space_accelerations(at, B, gamma)
     reference, reference_power = kane._null_space_accelerations(at, B, gamma)
+    assert (kane.n_u >= RANGE_SPACE_SPEEDS) == (n_links > 10)  # 4 links: the null-space form; 60: range
+    if kane.n_u >= RANGE_SPACE_SPEEDS:  # the form ``accelerations`` takes
+        np.testing.assert_array_equal(kane.accelerations(at)[0], u_dot)
     M, F = kane.mass_matrix(at), kane.generalized_force(at)
     _, s, Vt = np.linalg.svd(B)
     rank = int(np.sum(s > 1e-9 * s[0]))
