@@ -14,8 +14,8 @@ repeated calls:
   solve of the absolute-coordinate formulation);
 * the same chain closed by a ``Distance`` tether (1 m) from its tip to a ground point below:
   Kane's ``evaluate`` + ``accelerations`` with one cut row (the range-space form on the tree's
-  factorization of ``M``: O(N) solves, plus the O(N^2) dense cut-constraint matrix ``B = G V``),
-  and the Cartesian ``evaluate`` + ``accelerations`` of it.
+  factorization of ``M``, the row of ``B = G V`` from the tip's path only: O(N)), and the
+  Cartesian ``evaluate`` + ``accelerations`` of it.
 
 It prints a table and the exponent ``p`` of a least-squares fit ``time ~ N^p`` over all sizes
 and over the larger half (a fixed per-call overhead of about 35 us flattens the small sizes). The

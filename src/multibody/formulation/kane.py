@@ -430,20 +430,30 @@ class KaneFormulation:
         return u_dot, float(state.u @ (M @ u_dot - F))
 
     # -- partial velocities and constraints (also for impact analysis) -----------------------
-    def body_jacobians(self, state: KaneState) -> FloatArray:
-        """(nb, 6, n_u) spatial partial velocities of every body (world origin): the joint
-        columns ``S_j`` of the body's lower-body path, zeros elsewhere. O(nb * depth) to fill."""
+    def body_jacobians(self, state: KaneState, bodies: np.ndarray | None = None) -> FloatArray:
+        """(k, 6, n_u) spatial partial velocities (world origin) of ``bodies`` (k,) (default: all):
+        the joint columns ``S_j`` of each body's lower-body path, zeros elsewhere. O(k * depth)
+        to fill."""
         joints = self._layout
+        chosen = np.arange(self.system.n_bodies) if bodies is None else np.asarray(bodies, dtype=np.int64)
         return kane_kernel.body_jacobians(
-            joints.parent, joints.n_speeds, joints.u_start, self.tree.body_joint, state.motion_subspace, self.n_u
+            joints.parent,
+            joints.n_speeds,
+            joints.u_start,
+            self.tree.body_joint,
+            state.motion_subspace,
+            chosen,
+            self.n_u,
         )
 
-    def partial_velocities(self, state: KaneState) -> tuple[FloatArray, FloatArray]:
-        """Kane's arrays ``(V, W)``, each (nb, 3, n_u): partial velocities of the body centres of
-        mass and partial angular velocities (world components): ``v_b = V_b u``, ``w_b = W_b u``."""
-        J = self.body_jacobians(state)
+    def partial_velocities(self, state: KaneState, bodies: np.ndarray | None = None) -> tuple[FloatArray, FloatArray]:
+        """Kane's arrays ``(V, W)``, each (k, 3, n_u), of ``bodies`` (k,) (default: all): partial
+        velocities of the body centres of mass and partial angular velocities (world
+        components): ``v_b = V_b u``, ``w_b = W_b u``."""
+        chosen = np.arange(self.system.n_bodies) if bodies is None else np.asarray(bodies, dtype=np.int64)
+        J = self.body_jacobians(state, chosen)
         W = J[:, :3]
-        return J[:, 3:] - skew(state.frames.p_WB_W[:-1]) @ W, W
+        return J[:, 3:] - skew(state.frames.p_WB_W[chosen]) @ W, W
 
     def point_partial_velocity(self, state: KaneState, body: int, p_WQ_W: FloatArray) -> FloatArray:
         """(3, n_u) partial velocity of the point of ``body`` at world position ``p_WQ_W`` [m]."""
@@ -453,18 +463,22 @@ class KaneFormulation:
             J[:, joint.u_slice] = state.motion_subspace[k, :, : joint.n_u]
         return J[3:] - skew(np.asarray(p_WQ_W, dtype=float)) @ J[:3]
 
-    def cartesian_velocity_map(self, state: KaneState) -> FloatArray:
-        """(n_velocities, n_u) map from ``u`` to the Cartesian velocities (CM velocity world,
-        angular velocity body axes, per body)."""
-        V, W = self.partial_velocities(state)
-        W_B = np.einsum("bji,bjk->bik", state.frames.R_WB[:-1], W)
+    def cartesian_velocity_map(self, state: KaneState, bodies: np.ndarray | None = None) -> FloatArray:
+        """(6 k, n_u) map from ``u`` to the Cartesian velocities (CM velocity world, angular
+        velocity body axes, per body) of ``bodies`` (k,) (default: all, (n_velocities, n_u))."""
+        chosen = np.arange(self.system.n_bodies) if bodies is None else np.asarray(bodies, dtype=np.int64)
+        V, W = self.partial_velocities(state, chosen)
+        W_B = np.einsum("bji,bjk->bik", state.frames.R_WB[chosen], W)
         return np.concatenate([V, W_B], axis=1).reshape(-1, self.n_u)
 
     def cut_constraints(self, state: KaneState) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """``(Phi (m,), B (m, n_u), nu (m,))`` of the cut rows: ``dPhi/dt = B u - nu``."""
+        """``(Phi (m,), B (m, n_u), nu (m,))`` of the cut rows: ``dPhi/dt = B u - nu``, ``B = G V``
+        formed from the bodies the cut rows touch only (O(m * depth), not O(m * nb * n_u))."""
         phi, jacobian, nu = constraints.position_level(self.system, self.cut_rows, state.frames)
         G = self._assembler.assemble(state.frames, jacobian)
-        return phi, G @ self.cartesian_velocity_map(state), nu
+        bodies = np.flatnonzero(np.any(G.reshape(G.shape[0], -1, 6) != 0.0, axis=(0, 2)))
+        columns = (6 * bodies[:, None] + np.arange(6)).reshape(-1)
+        return phi, G[:, columns] @ self.cartesian_velocity_map(state, bodies), nu
 
     def cut_acceleration_rhs(self, state: KaneState) -> FloatArray:
         """``gamma`` (m,) with ``B du/dt = gamma``: the Cartesian right-hand side minus the

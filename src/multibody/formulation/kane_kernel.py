@@ -742,7 +742,7 @@ def _articulated_pass(
         if P < 0:
             continue
         for c in range(nk):
-            # what the joint leaves to its parent of the bodies' forces: all but its own share
+            # the joint forces whose response ``U D^-1`` passes on (a rigid joint: only the applied)
             eliminated[c] = joint_force[u_start[k] + c] if rigid[k] else torque[k, c]
         for i in range(6):
             s = 0.0
@@ -853,19 +853,24 @@ def mass_matrix(
 
 @njit(cache=True)
 def body_jacobians(
-    parent: np.ndarray, n_speeds: np.ndarray, u_start: np.ndarray, body_joint: np.ndarray, S: np.ndarray, n_u: int
+    parent: np.ndarray,
+    n_speeds: np.ndarray,
+    u_start: np.ndarray,
+    body_joint: np.ndarray,
+    S: np.ndarray,
+    bodies: np.ndarray,
+    n_u: int,
 ) -> np.ndarray:
-    """(nb, 6, n_u) spatial partial velocities of every body: the columns ``S_j`` of the joints on
-    its path to the ground (the lower-body array), zeros elsewhere. O(nb * depth)."""
-    nb = body_joint.size
-    J = np.zeros((nb, 6, n_u))
-    for b in range(nb):
-        body = b
+    """(k, 6, n_u) spatial partial velocities of ``bodies`` (k,): the columns ``S_j`` of the
+    joints on each one's path to the ground (the lower-body array), zeros elsewhere. O(k * depth)."""
+    J = np.zeros((bodies.size, 6, n_u))
+    for row in range(bodies.size):
+        body = bodies[row]
         while body >= 0:
             k = body_joint[body]
             for c in range(n_speeds[k]):
                 for i in range(6):
-                    J[b, i, u_start[k] + c] = S[k, i, c]
+                    J[row, i, u_start[k] + c] = S[k, i, c]
             body = parent[k]
     return J
 
