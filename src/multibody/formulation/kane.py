@@ -54,8 +54,10 @@ and ``du/dt = a_p + C dw/dt`` with ``a_p`` the minimum-norm solution of ``B a_p 
 orthonormal rows spanning those of ``B`` (the same SVD rank decision) and ``gamma_r`` the part
 of ``gamma`` they reach, ``du/dt = a_tree + M^-1 B_r^T lambda`` with ``a_tree`` the
 articulated-body rates and ``(B_r M^-1 B_r^T) lambda = gamma_r - B_r a_tree``: r solves with
-``factorized_mass``, O(nb * r), where the dense null-space form costs O(n_u^3) (a 200-link
-chain closed by one spherical joint: 0.5 ms against 260 ms). The null-space form remains for
+``factorized_mass``, O(nb * r), where the dense null-space form costs O(n_u^3); with ``B``
+formed from the touched bodies' paths only, a 400-link chain tethered at its tip
+(``benchmarks/kane_scaling.py``) costs 0.85 ms per right-hand side against 13.5 ms, growing as
+N^0.55 against N^1.9 over N = 100 .. 400. The null-space form remains for
 small mechanisms (``RANGE_SPACE_SPEEDS``) and for a numerically singular ``M`` or
 ``B_r M^-1 B_r^T`` (a lock-up), whose locking joints it names.
 Drift off ``Phi = 0`` is removed by ``project``: Gauss-Newton (minimum-norm increments of the
