@@ -28,8 +28,14 @@ joint kinds are integer codes read by one kernel):
   ``M du/dt = F`` without forming ``M``. Measured on a revolute chain
   (``benchmarks/kane_mujoco.py``): one right-hand side of the tree ODE costs about
   35 us + 0.65 us per body (N = 200: 0.14 ms).
+* ``factorized_mass``: ``M`` factorized in the tree's order without forming it (the
+  articulated-body recursion's inward pass, ``U``, ``D^-1`` and the passed inertias kept), then
+  ``solve(b)`` = ``M^-1 b`` in one inward and one outward pass: O(nb) each for any tree, where
+  the sparse ``L^T D L`` of ``M`` in the tree's order costs O(nb * depth^2) (O(nb^3) on a chain,
+  whose ``M`` is dense). Used for closed loops (below).
 * ``mass_matrix``: composite bodies, ``M[j, k] = S_j^T I^c_k S_k`` for every tree joint ``j``
-  on the path of ``k``: O(nb * depth) (O(nb^2) for a chain), used for closed loops and impacts.
+  on the path of ``k``: O(nb * depth) (O(nb^2) for a chain), used for impacts, linearization
+  and closed loops that lock up.
 
 The kinematics (``KaneState``) are about the world origin; the three dynamic recursions run
 with each body's quantities about its own CM (world axes), shifted between parent and child.
@@ -44,6 +50,16 @@ orthonormal basis of the null space of ``B`` (SVD; its orthogonal complement), M
 Kane's equations is ``C^T (M du/dt - F) = 0`` (the constraint forces ``B^T lambda`` drop out),
 and ``du/dt = a_p + C dw/dt`` with ``a_p`` the minimum-norm solution of ``B a_p = gamma`` and
 ``(C^T M C) dw/dt = C^T (F - M a_p)``: an ODE in the ``n_u - rank(B)`` independent speeds.
+``accelerations`` solves the same equations in the range space instead: with ``B_r`` (r, n_u)
+orthonormal rows spanning those of ``B`` (the same SVD rank decision) and ``gamma_r`` the part
+of ``gamma`` they reach, ``du/dt = a_tree + M^-1 B_r^T lambda`` with ``a_tree`` the
+articulated-body rates and ``(B_r M^-1 B_r^T) lambda = gamma_r - B_r a_tree``: r solves with
+``factorized_mass``, O(nb * r), where the dense null-space form costs O(n_u^3); with ``B``
+formed from the touched bodies' paths only, a 400-link chain tethered at its tip
+(``benchmarks/kane_scaling.py``) costs 0.85 ms per right-hand side against 13.5 ms, growing as
+N^0.55 against N^1.9 over N = 100 .. 400. The null-space form remains for
+small mechanisms (``RANGE_SPACE_SPEEDS``) and for a numerically singular ``M`` or
+``B_r M^-1 B_r^T`` (a lock-up), whose locking joints it names.
 Drift off ``Phi = 0`` is removed by ``project``: Gauss-Newton (minimum-norm increments of the
 joint coordinates) on ``Phi``, then the speeds projected onto ``B u = nu``.
 """
@@ -67,6 +83,14 @@ from multibody.system.system import System
 
 RANK_TOLERANCE = 1e-9
 """Singular values of the cut-constraint matrix below this fraction of the largest are zero."""
+
+
+RANGE_SPACE_SPEEDS = 24
+"""Generalized speeds from which ``accelerations`` with cut constraints takes the range-space form
+on the tree's factorization (O(nb * r)) rather than Maggi's dense null-space form (O(n_u^3), as
+cheap on small mechanisms). Small mechanisms keep the null-space form: with the range-space form,
+the parallelogram of ``tests/test_robustness_engine.py`` (3 speeds) stopped at rtol 1e-10 at
+t = 1.137 s although the two forms' rates agreed to 1e-12 along its trajectory."""
 
 
 class KaneError(RuntimeError):
@@ -324,15 +348,71 @@ class KaneFormulation:
             )
         return u_dot
 
+    def factorized_mass(self, state: KaneState) -> ArticulatedFactorization:
+        """The generalized mass matrix ``M`` at ``state`` factorized in the tree's order (the
+        articulated-body recursion's inward pass, no matrix formed): O(nb) to factorize and per
+        solve, where a dense ``M`` costs O(nb * depth) to form and O(n_u^3) to factorize. Raises
+        ``KaneError`` naming a joint whose articulated inertia about its axes is singular."""
+        joints = self._layout
+        *factors, singular = kane_kernel.articulated_factorization(
+            joints.parent,
+            joints.child,
+            joints.n_speeds,
+            state.motion_subspace,
+            state.frames.p_WB_W,
+            self.system.mass,
+            state.central_inertia,
+        )
+        if singular >= 0:
+            raise KaneError(
+                f"model '{self.system.name}' at t = {state.t:.6g} s: joint '{self.tree.joints[singular].name}' "
+                "moves nothing with inertia (its outer bodies have no mass or inertia along its axes)"
+            )
+        return ArticulatedFactorization(joints, state.frames.p_WB_W, *factors)
+
     def accelerations(self, state: KaneState) -> tuple[FloatArray, float]:
         """``(du/dt (n_u,), power of the cut-constraint forces [W])``: the articulated-body
-        recursion on a tree, Maggi's null-space form of Kane's equations with cut constraints."""
+        recursion on a tree; with cut constraints, the range-space form on the tree's
+        factorization, or Maggi's null-space form on small mechanisms and when the range-space
+        form is singular (module docstring)."""
         if not self.has_cuts:
             return self.forward_dynamics(state), 0.0
-        M = self.mass_matrix(state)
-        F = self.generalized_force(state)
         _, B, _ = self.cut_constraints(state)
         gamma = self.cut_acceleration_rhs(state)
+        if self.n_u >= RANGE_SPACE_SPEEDS:
+            try:
+                return self._range_space_accelerations(state, B, gamma)
+            except (KaneError, la.LinAlgError):
+                # M or B_r M^-1 B_r^T numerically singular (a lock-up): the null-space form needs
+                # only C^T M C regular, and names the locking joints when it is not.
+                pass
+        return self._null_space_accelerations(state, B, gamma)
+
+    def _range_space_accelerations(
+        self, state: KaneState, B: FloatArray, gamma: FloatArray
+    ) -> tuple[FloatArray, float]:
+        """``accelerations`` with cut constraints from the tree's factorization of ``M``: the tree's
+        ``du/dt`` (articulated bodies) plus ``M^-1 B_r^T lambda`` for the independent rows
+        ``B_r`` of ``B`` (the leading right singular vectors: the same rank decision as the
+        null-space form, and the same solution), ``(B_r M^-1 B_r^T) lambda = gamma_r - B_r du/dt``.
+        O(nb * r) for r independent rows, where the null-space form costs O(n_u^3). Raises
+        ``KaneError`` when ``M`` is singular, ``LinAlgError`` when ``B_r M^-1 B_r^T`` is."""
+        rows, rows_rhs = _independent_rows(B, gamma)
+        factors = self.factorized_mass(state)
+        tree_rates = self.forward_dynamics(state)
+        if not len(rows):
+            return tree_rates, 0.0
+        response = np.zeros((self.n_u, len(rows)))
+        for k, row in enumerate(rows):
+            response[:, k] = factors.solve(row)
+        multipliers = la.solve(rows @ response, rows_rhs - rows @ tree_rates, assume_a="pos")
+        return tree_rates + response @ multipliers, float((rows @ state.u) @ multipliers)
+
+    def _null_space_accelerations(self, state: KaneState, B: FloatArray, gamma: FloatArray) -> tuple[FloatArray, float]:
+        """``accelerations`` with cut constraints by Maggi's null-space form (module docstring);
+        raises ``KaneError`` naming the locking joints when ``C^T M C`` is singular."""
+        M = self.mass_matrix(state)
+        F = self.generalized_force(state)
         particular, complement = _particular_and_complement(B, gamma)
         reduced = complement.T @ M @ complement
         try:
@@ -352,20 +432,30 @@ class KaneFormulation:
         return u_dot, float(state.u @ (M @ u_dot - F))
 
     # -- partial velocities and constraints (also for impact analysis) -----------------------
-    def body_jacobians(self, state: KaneState) -> FloatArray:
-        """(nb, 6, n_u) spatial partial velocities of every body (world origin): the joint
-        columns ``S_j`` of the body's lower-body path, zeros elsewhere. O(nb * depth) to fill."""
+    def body_jacobians(self, state: KaneState, bodies: np.ndarray | None = None) -> FloatArray:
+        """(k, 6, n_u) spatial partial velocities (world origin) of ``bodies`` (k,) (default: all):
+        the joint columns ``S_j`` of each body's lower-body path, zeros elsewhere. O(k * depth)
+        to fill."""
         joints = self._layout
+        chosen = np.arange(self.system.n_bodies) if bodies is None else np.asarray(bodies, dtype=np.int64)
         return kane_kernel.body_jacobians(
-            joints.parent, joints.n_speeds, joints.u_start, self.tree.body_joint, state.motion_subspace, self.n_u
+            joints.parent,
+            joints.n_speeds,
+            joints.u_start,
+            self.tree.body_joint,
+            state.motion_subspace,
+            chosen,
+            self.n_u,
         )
 
-    def partial_velocities(self, state: KaneState) -> tuple[FloatArray, FloatArray]:
-        """Kane's arrays ``(V, W)``, each (nb, 3, n_u): partial velocities of the body centres of
-        mass and partial angular velocities (world components): ``v_b = V_b u``, ``w_b = W_b u``."""
-        J = self.body_jacobians(state)
+    def partial_velocities(self, state: KaneState, bodies: np.ndarray | None = None) -> tuple[FloatArray, FloatArray]:
+        """Kane's arrays ``(V, W)``, each (k, 3, n_u), of ``bodies`` (k,) (default: all): partial
+        velocities of the body centres of mass and partial angular velocities (world
+        components): ``v_b = V_b u``, ``w_b = W_b u``."""
+        chosen = np.arange(self.system.n_bodies) if bodies is None else np.asarray(bodies, dtype=np.int64)
+        J = self.body_jacobians(state, chosen)
         W = J[:, :3]
-        return J[:, 3:] - skew(state.frames.p_WB_W[:-1]) @ W, W
+        return J[:, 3:] - skew(state.frames.p_WB_W[chosen]) @ W, W
 
     def point_partial_velocity(self, state: KaneState, body: int, p_WQ_W: FloatArray) -> FloatArray:
         """(3, n_u) partial velocity of the point of ``body`` at world position ``p_WQ_W`` [m]."""
@@ -375,18 +465,22 @@ class KaneFormulation:
             J[:, joint.u_slice] = state.motion_subspace[k, :, : joint.n_u]
         return J[3:] - skew(np.asarray(p_WQ_W, dtype=float)) @ J[:3]
 
-    def cartesian_velocity_map(self, state: KaneState) -> FloatArray:
-        """(n_velocities, n_u) map from ``u`` to the Cartesian velocities (CM velocity world,
-        angular velocity body axes, per body)."""
-        V, W = self.partial_velocities(state)
-        W_B = np.einsum("bji,bjk->bik", state.frames.R_WB[:-1], W)
+    def cartesian_velocity_map(self, state: KaneState, bodies: np.ndarray | None = None) -> FloatArray:
+        """(6 k, n_u) map from ``u`` to the Cartesian velocities (CM velocity world, angular
+        velocity body axes, per body) of ``bodies`` (k,) (default: all, (n_velocities, n_u))."""
+        chosen = np.arange(self.system.n_bodies) if bodies is None else np.asarray(bodies, dtype=np.int64)
+        V, W = self.partial_velocities(state, chosen)
+        W_B = np.einsum("bji,bjk->bik", state.frames.R_WB[chosen], W)
         return np.concatenate([V, W_B], axis=1).reshape(-1, self.n_u)
 
     def cut_constraints(self, state: KaneState) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """``(Phi (m,), B (m, n_u), nu (m,))`` of the cut rows: ``dPhi/dt = B u - nu``."""
+        """``(Phi (m,), B (m, n_u), nu (m,))`` of the cut rows: ``dPhi/dt = B u - nu``, ``B = G V``
+        formed from the bodies the cut rows touch only (O(m * depth), not O(m * nb * n_u))."""
         phi, jacobian, nu = constraints.position_level(self.system, self.cut_rows, state.frames)
         G = self._assembler.assemble(state.frames, jacobian)
-        return phi, G @ self.cartesian_velocity_map(state), nu
+        bodies = np.flatnonzero(np.any(G.reshape(G.shape[0], -1, 6) != 0.0, axis=(0, 2)))
+        columns = (6 * bodies[:, None] + np.arange(6)).reshape(-1)
+        return phi, G[:, columns] @ self.cartesian_velocity_map(state, bodies), nu
 
     def cut_acceleration_rhs(self, state: KaneState) -> FloatArray:
         """``gamma`` (m,) with ``B du/dt = gamma``: the Cartesian right-hand side minus the
@@ -438,13 +532,60 @@ class KaneFormulation:
         )
 
 
+class ArticulatedFactorization:
+    """``M`` of a tree factorized by ``KaneFormulation.factorized_mass``: ``solve(rhs)`` costs one
+    inward and one outward pass (O(nb))."""
+
+    def __init__(
+        self,
+        joints: _BatchedJoints,
+        p_WB_W: FloatArray,
+        S_C: FloatArray,
+        U: FloatArray,
+        D_inverse: FloatArray,
+        passed: FloatArray,
+        rigid: np.ndarray,
+    ) -> None:
+        self._joints, self._p_WB_W = joints, p_WB_W
+        self._factors = (S_C, U, D_inverse, passed, rigid)
+
+    def solve(self, rhs: FloatArray) -> FloatArray:
+        """``x`` (n_u,) [m/s^2, rad/s^2] with ``M x = rhs`` (n_u,) [N, N m]."""
+        joints = self._joints
+        return kane_kernel.articulated_solve(
+            joints.parent,
+            joints.child,
+            joints.n_speeds,
+            joints.u_start,
+            self._factors[0],
+            self._p_WB_W,
+            *self._factors[1:],
+            np.ascontiguousarray(rhs, dtype=float),
+        )
+
+
 def _particular_and_complement(B: FloatArray, rhs: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Minimum-norm solution of ``B x = rhs`` and an orthonormal basis ``C`` of the null space of
     ``B`` (its orthogonal complement, ``B C = 0``), both from one SVD."""
     U, s, Vt = la.svd(B, full_matrices=True)
-    rank = int(np.sum(s > RANK_TOLERANCE * max(s[0] if s.size else 0.0, 1.0)))
+    rank = _numerical_rank(s)
     particular = Vt[:rank].T @ ((U[:, :rank].T @ rhs) / s[:rank])
     return particular, Vt[rank:].T
+
+
+def _numerical_rank(singular_values: FloatArray) -> int:
+    """Singular values (descending) above ``RANK_TOLERANCE`` of the largest (at least 1)."""
+    largest = singular_values[0] if singular_values.size else 0.0
+    return int(np.sum(singular_values > RANK_TOLERANCE * max(largest, 1.0)))
+
+
+def _independent_rows(B: FloatArray, rhs: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(B_r (r, n), rhs_r (r,))``: orthonormal rows spanning the row space of ``B`` (m, n) and
+    the right side they take from ``B x = rhs``, the part of ``rhs`` in the range of ``B`` (one
+    thin SVD, the rank that of ``_particular_and_complement``)."""
+    U, s, Vt = la.svd(B, full_matrices=False)
+    rank = _numerical_rank(s)
+    return Vt[:rank], (U[:, :rank].T @ rhs) / s[:rank]
 
 
 def _frame(R_WP: FloatArray, p_WP: FloatArray, R_PM: FloatArray, r_PM: FloatArray) -> tuple[FloatArray, FloatArray]:

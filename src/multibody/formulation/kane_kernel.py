@@ -563,21 +563,100 @@ def forward_dynamics(
     grow as ``m |p|^2`` and the articulated-inertia updates would lose ``|p|^2 / l^2`` of the
     precision. Inwards, each joint eliminates its speeds from its child's articulated inertia
     (6, 6) and bias force (6,) (an ``n_u_k`` x ``n_u_k`` inverse) and passes the rest to the
-    parent; outwards, each joint's rates follow from its parent's acceleration. The second entry
-    is -1, or the first joint (index) whose articulated inertia about its own axes is singular
-    (then ``du/dt`` is meaningless)."""
-    n = parent.size
-    nb = applied.shape[0]
+    parent (``_articulated_inertias``, then ``_articulated_pass``); outwards, each joint's rates
+    follow from its parent's acceleration. The second entry is -1, or the first joint (index)
+    whose articulated inertia about its own axes is singular (then ``du/dt`` is meaningless)."""
     S_C, bias_C = _about_child_centres(child, n_speeds, S, bias, p_WB)
-    articulated = _central_inertias(mass, central_inertia)
+    U, D_inverse, passed, rigid, singular = _articulated_inertias(
+        parent, child, n_speeds, S_C, p_WB, mass, central_inertia
+    )
+    if singular >= 0:
+        return np.zeros(n_u), singular
     bias_force = _central_bias_forces(V, applied, p_WB, mass, central_inertia)
+    u_dot = _articulated_pass(
+        parent, child, n_speeds, u_start, S_C, bias_C, p_WB, U, D_inverse, passed, rigid, bias_force, np.zeros(n_u)
+    )
+    return u_dot, -1
+
+
+@njit(cache=True)
+def articulated_factorization(
+    parent: np.ndarray,
+    child: np.ndarray,
+    n_speeds: np.ndarray,
+    S: np.ndarray,
+    p_WB: np.ndarray,
+    mass: np.ndarray,
+    central_inertia: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """The tree's factorization of the generalized mass matrix ``M``, without forming it: the
+    articulated-body recursion's inward pass. Returns ``(S_C, U, D_inverse, passed, rigid,
+    singular)`` for ``articulated_solve``: the motion subspaces about the child CMs, the inward
+    pass's ``U = I^A S``, ``(S^T I^A S)^-1`` and the inertia each joint passes to its parent, all
+    (n, 6, 6); ``rigid`` (n,) whether a joint passes no inertia (six speeds); ``singular`` as for
+    ``forward_dynamics``. The elimination order of the tree, leaves first, makes no fill-in: O(n)
+    for any tree, a chain (depth n) included. Arguments as for ``forward_dynamics``."""
+    S_C, _ = _about_child_centres(child, n_speeds, S, np.zeros((child.size, 6)), p_WB)
+    U, D_inverse, passed, rigid, singular = _articulated_inertias(
+        parent, child, n_speeds, S_C, p_WB, mass, central_inertia
+    )
+    return S_C, U, D_inverse, passed, rigid, singular
+
+
+@njit(cache=True)
+def articulated_solve(
+    parent: np.ndarray,
+    child: np.ndarray,
+    n_speeds: np.ndarray,
+    u_start: np.ndarray,
+    S_C: np.ndarray,
+    p_WB: np.ndarray,
+    U: np.ndarray,
+    D_inverse: np.ndarray,
+    passed: np.ndarray,
+    rigid: np.ndarray,
+    rhs: np.ndarray,
+) -> np.ndarray:
+    """``x`` (n_u,) with ``M x = rhs`` (n_u,) from ``articulated_factorization``'s factors:
+    ``rhs`` taken as joint forces at rest, one inward pass (the forces each joint passes to its
+    parent) and one outward pass (the accelerations ``x``). O(n)."""
+    n, nb = parent.size, p_WB.shape[0] - 1
+    return _articulated_pass(
+        parent,
+        child,
+        n_speeds,
+        u_start,
+        S_C,
+        np.zeros((n, 6)),
+        p_WB,
+        U,
+        D_inverse,
+        passed,
+        rigid,
+        np.zeros((nb, 6)),
+        rhs,
+    )
+
+
+@njit(cache=True)
+def _articulated_inertias(
+    parent: np.ndarray,
+    child: np.ndarray,
+    n_speeds: np.ndarray,
+    S_C: np.ndarray,
+    p_WB: np.ndarray,
+    mass: np.ndarray,
+    central_inertia: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """``(U, D_inverse, passed, rigid, singular)`` of the inward pass (``articulated_factorization``)."""
+    n = parent.size
+    articulated = _central_inertias(mass, central_inertia)
     U = np.zeros((n, 6, 6))
     D_inverse = np.zeros((n, 6, 6))
-    torque = np.zeros((n, 6))
+    passed = np.zeros((n, 6, 6))
+    rigid = np.zeros(n, dtype=np.bool_)
     D = np.empty((6, 6))
     UD = np.empty((6, 6))
-    passed = np.empty((6, 6))
-    passed_force = np.empty(6)
     r = np.empty(3)
     for k in range(n - 1, -1, -1):
         C = child[k]
@@ -589,23 +668,20 @@ def forward_dynamics(
                     s += articulated[C, i, j] * S_C[k, j, c]
                 U[k, i, c] = s
         for row in range(nk):
-            s = 0.0
-            for i in range(6):
-                s -= S_C[k, i, row] * bias_force[C, i]
-            torque[k, row] = s
             for c in range(nk):
                 s = 0.0
                 for i in range(6):
                     s += S_C[k, i, row] * U[k, i, c]
                 D[row, c] = s
         if not _invert_small(D, nk, D_inverse[k]):
-            return np.zeros(n_u), k
+            return U, D_inverse, passed, rigid, k
         P = parent[k]
-        if P < 0 or nk == 6:
-            # A joint of six speeds passes nothing to its parent: ``I - U D^-1 U^T`` and the
-            # matching force are exactly zero. Computed as differences they are round-off, which a
-            # chain of such joints (finite segments) amplifies: twofold per joint on a 200-segment
-            # beam, whose recursion failed by the middle.
+        rigid[k] = nk == 6
+        if P < 0 or rigid[k]:
+            # A joint of six speeds passes no inertia to its parent: ``I - U D^-1 U^T`` is exactly
+            # zero. Computed as a difference it is round-off, which a chain of such joints (finite
+            # segments) amplifies: twofold per joint on a 200-segment beam, whose recursion failed
+            # by the middle.
             continue
         for i in range(6):
             for c in range(nk):
@@ -618,20 +694,71 @@ def forward_dynamics(
                 s = articulated[C, i, j]
                 for c in range(nk):
                     s -= UD[i, c] * U[k, j, c]
-                passed[i, j] = s
+                passed[k, i, j] = s
+        for i in range(3):
+            r[i] = p_WB[C, i] - p_WB[P, i]
+        _add_shifted_inertia(passed[k], r, articulated[P])
+    return U, D_inverse, passed, rigid, -1
+
+
+@njit(cache=True)
+def _articulated_pass(
+    parent: np.ndarray,
+    child: np.ndarray,
+    n_speeds: np.ndarray,
+    u_start: np.ndarray,
+    S_C: np.ndarray,
+    bias_C: np.ndarray,
+    p_WB: np.ndarray,
+    U: np.ndarray,
+    D_inverse: np.ndarray,
+    passed: np.ndarray,
+    rigid: np.ndarray,
+    bias_force: np.ndarray,
+    joint_force: np.ndarray,
+) -> np.ndarray:
+    """The speed rates (n_u,) of the articulated-body recursion from the factors of
+    ``_articulated_inertias``: inwards, each joint's force ``joint_force - S^T p`` and the bias
+    force ``p + I^a c + U D^-1 (joint_force - S^T p)`` it passes to its parent, starting from the
+    bodies' ``bias_force`` (nb, 6) (overwritten); outwards, the rates and accelerations, with the
+    joints' velocity-product accelerations ``bias_C`` (n, 6) (all about the child CMs). A
+    ``rigid`` joint passes exactly ``U D^-1 joint_force`` (``U D^-1 S^T = 1`` for six speeds): as
+    a difference, the bias part would be round-off instead of zero."""
+    n = parent.size
+    nb = bias_force.shape[0]
+    torque = np.zeros((n, 6))
+    eliminated = np.empty(6)
+    passed_force = np.empty(6)
+    r = np.empty(3)
+    for k in range(n - 1, -1, -1):
+        C = child[k]
+        nk = n_speeds[k]
+        for row in range(nk):
+            s = joint_force[u_start[k] + row]
+            for i in range(6):
+                s -= S_C[k, i, row] * bias_force[C, i]
+            torque[k, row] = s
+        P = parent[k]
+        if P < 0:
+            continue
+        for c in range(nk):
+            # the joint forces whose response ``U D^-1`` passes on (a rigid joint: only the applied)
+            eliminated[c] = joint_force[u_start[k] + c] if rigid[k] else torque[k, c]
         for i in range(6):
-            s = bias_force[C, i]
-            for j in range(6):
-                s += passed[i, j] * bias_C[k, j]
+            s = 0.0
+            if not rigid[k]:
+                s = bias_force[C, i]
+                for j in range(6):
+                    s += passed[k, i, j] * bias_C[k, j]
             for c in range(nk):
-                s += UD[i, c] * torque[k, c]
+                for row in range(nk):
+                    s += U[k, i, row] * D_inverse[k, row, c] * eliminated[c]
             passed_force[i] = s
         for i in range(3):
             r[i] = p_WB[C, i] - p_WB[P, i]
-        _add_shifted_inertia(passed, r, articulated[P])
         _add_force_about_parent(passed_force, r, bias_force[P])
     A = np.zeros((nb, 6))
-    u_dot = np.zeros(n_u)
+    u_dot = np.zeros(joint_force.size)
     a = np.empty(6)
     rate = np.empty(6)
     for k in range(n):
@@ -658,7 +785,7 @@ def forward_dynamics(
             for c in range(nk):
                 s += S_C[k, i, c] * u_dot[u_start[k] + c]
             A[C, i] = s
-    return u_dot, -1
+    return u_dot
 
 
 @njit(cache=True)
@@ -726,19 +853,24 @@ def mass_matrix(
 
 @njit(cache=True)
 def body_jacobians(
-    parent: np.ndarray, n_speeds: np.ndarray, u_start: np.ndarray, body_joint: np.ndarray, S: np.ndarray, n_u: int
+    parent: np.ndarray,
+    n_speeds: np.ndarray,
+    u_start: np.ndarray,
+    body_joint: np.ndarray,
+    S: np.ndarray,
+    bodies: np.ndarray,
+    n_u: int,
 ) -> np.ndarray:
-    """(nb, 6, n_u) spatial partial velocities of every body: the columns ``S_j`` of the joints on
-    its path to the ground (the lower-body array), zeros elsewhere. O(nb * depth)."""
-    nb = body_joint.size
-    J = np.zeros((nb, 6, n_u))
-    for b in range(nb):
-        body = b
+    """(k, 6, n_u) spatial partial velocities of ``bodies`` (k,): the columns ``S_j`` of the
+    joints on each one's path to the ground (the lower-body array), zeros elsewhere. O(k * depth)."""
+    J = np.zeros((bodies.size, 6, n_u))
+    for row in range(bodies.size):
+        body = bodies[row]
         while body >= 0:
             k = body_joint[body]
             for c in range(n_speeds[k]):
                 for i in range(6):
-                    J[b, i, u_start[k] + c] = S[k, i, c]
+                    J[row, i, u_start[k] + c] = S[k, i, c]
             body = parent[k]
     return J
 
