@@ -307,10 +307,15 @@ class System:
             f"  degrees of freedom: {self.dof} (Gruebler count {self.gruebler_dof})",
         ]
         if self.cables is not None:
-            nodes = ", ".join(
-                f"{name} {int(count) // 6} nodes" for name, count in zip(self.cables.names, self.cables.count)
-            )
-            lines.append(f"  ANCF cables: {len(self.cables)} ({nodes})")
+            spans = set(self.rope_spans.names) if self.rope_spans is not None else set()
+            for kind, wanted in (("ANCF cables", False), ("moving-node rope spans", True)):
+                nodes = [
+                    f"{name} {int(count)} nodes"
+                    for name, count in zip(self.cables.names, self.cables.n_nodes)
+                    if (name in spans) == wanted
+                ]
+                if nodes:
+                    lines.append(f"  {kind}: {len(nodes)} ({', '.join(nodes)})")
         if self.n_states:
             owners = ", ".join(f"{b.owner} {b.nx}" for b in self.layout.blocks if b.nx)
             lines.append(f"  first-order states: {self.n_states} ({owners})")
