@@ -5,7 +5,13 @@ rescales it (Shampine & Reichelt, "The MATLAB ODE suite", 1997, the form scipy's
 the order moves by one when the error estimates of the neighbouring orders predict a longer
 step. The implicit solve of each step is left to the problem (``ImplicitProblem.correct``),
 which is how DAE forms such as I3 and SI2 plug in. Dense output is the interpolating
-polynomial of the backward differences.
+polynomial of the backward differences. The rates ``dy/dt`` the corrector solved for and the
+algebraic variables ``z`` (multipliers) keep backward differences of their own, rescaled and
+updated with those of ``y`` (as if they were solution components outside the error test), so that
+``dense_state`` gives ``y``, ``dy/dt`` and ``z`` at any instant of the last step from their
+polynomials of the step's order ``k`` without evaluating the problem: each is exact at the step's
+end and interpolated to ``O(h^(k+1))`` inside. (The derivative of ``y``'s own polynomial, one order
+lower, is ``O(h)`` on the order-1 steps after a start or a restart.)
 
 The error test takes the largest weighted component (``max_norm``), not the root mean square:
 with the rms, the error of the one coordinate that is off (a crank's phase) was averaged away
@@ -103,17 +109,23 @@ class BDF:
         self.h = float(min(first_step, max_step, abs(t_bound - t0) or 1.0, 0.01 * max(abs(t_bound - t0), 1e-300)))
         self.order = 1
         self.n_equal_steps = 0
-        self.D = np.zeros((self.max_order + 3, self.y.size))
+        n = self.y.size
+        self._differences = np.zeros((self.max_order + 3, 2 * n + self.z.size))
+        """backward differences of ``(y, dy/dt, z)``, one row per order (module docstring)"""
+        self.D = self._differences[:, :n]
+        """backward differences of ``y`` (a view)"""
         self.D[0] = self.y
         self.D[1] = self.h * np.asarray(y_dot0, dtype=float)
+        # the rates' and z's higher differences start at zero: constant before t0
+        self._differences[0, n:] = np.concatenate([y_dot0, self.z])
         self.refresh_jacobian = True
-        self._last_differences = self.D[:1].copy()
+        self._last_differences = self._differences[:1].copy()
         self.order_of_last_step = 0
 
     def _rescale(self, factor: float) -> None:
         order = self.order
         RU = _difference_rescaling(order, factor) @ _difference_rescaling(order, 1.0)
-        self.D[: order + 1] = RU.T @ self.D[: order + 1]
+        self._differences[: order + 1] = RU.T @ self._differences[: order + 1]
         self.h *= factor
         self.n_equal_steps = 0
 
@@ -138,9 +150,10 @@ class BDF:
             weights = self.problem.error_weights(predicted, h, self.rtol, self.atol)
             psi = (D[1 : order + 1].T @ self.gamma[1 : order + 1]) / self.alpha[order]
             c = h / self.alpha[order]
+            base = predicted - psi
             refreshed = self.refresh_jacobian
             correction = self.problem.correct(
-                t_new, predicted, predicted - psi, c, self.z, weights, self.newton_tolerance, refreshed
+                t_new, predicted, base, c, self.z, weights, self.newton_tolerance, refreshed
             )
             self.refresh_jacobian = False
             self.stats.newton_iterations += correction.iterations
@@ -187,12 +200,19 @@ class BDF:
         self.n_equal_steps += 1
         self.t_old, self.t = t, t_new
         self.y, self.z = y_new, correction.z
-        D[order + 2] = d - D[order + 1]
-        D[order + 1] = d
+        differences = self._differences
+        n = self.y.size
+        change = np.empty(differences.shape[1])
+        change[:n] = d
+        change[n : 2 * n] = (correction.y - base) / c  # the rate: y = base + c dy/dt
+        change[2 * n :] = correction.z
+        change[n:] -= np.sum(differences[: order + 1, n:], axis=0)  # less the predicted rate and z
+        differences[order + 2] = change - differences[order + 1]
+        differences[order + 1] = change
         for i in reversed(range(order + 1)):
-            D[i] += D[i + 1]
+            differences[i] += differences[i + 1]
         D[0] += y_new - correction.y
-        self._last_differences = D[: order + 1].copy()
+        self._last_differences = differences[: order + 1].copy()
         self.order_of_last_step = order
         if self.n_equal_steps < order + 1:
             return
@@ -210,20 +230,35 @@ class BDF:
 
     def dense_output(self, t: float | FloatArray) -> FloatArray:
         """Solution interpolated at ``t`` within the last step ``[t_old, t]``: (n,) or (len(t), n)."""
+        n = self.y.size
+        if np.ndim(t) == 0:  # one instant (an output frame)
+            return self._newton_form(float(t), n)
         order = self.order_of_last_step
         h = self.t - self.t_old
-        differences = self._last_differences
-        if np.ndim(t) == 0:  # one instant (an output frame): the Newton form, term by term
-            t = float(t)
-            value = differences[0].copy()
-            product = 1.0
-            for j in range(order):
-                product *= (t - (self.t - h * j)) / (h * (1.0 + j))
-                value += product * differences[j + 1]
-            return value
+        differences = self._last_differences[:, :n]
         shift = self.t - h * np.arange(order)
         denominator = h * (1.0 + np.arange(order))
         times = np.asarray(t, dtype=float)
         x = (times[:, None] - shift) / denominator
         products = np.cumprod(x, axis=1)
         return differences[0] + products @ differences[1:]
+
+    def dense_state(self, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``(y, dy/dt, z)`` interpolated at one instant ``t`` of the last step ``[t_old, t]``
+        (module docstring); at the step's end the rate is the corrector's and ``z`` its
+        algebraic variables; before any step, ``y0``, ``y_dot0`` and ``z0``."""
+        n = self.y.size
+        value = self._newton_form(float(t), self._last_differences.shape[1])
+        return value[:n], value[n : 2 * n], value[2 * n :]
+
+    def _newton_form(self, t: float, width: int) -> FloatArray:
+        """The first ``width`` columns of the last step's polynomials at ``t``, term by term."""
+        order = self.order_of_last_step
+        h = self.t - self.t_old
+        differences = self._last_differences
+        value = differences[0, :width].copy()
+        product = 1.0
+        for j in range(order):
+            product *= (t - (self.t - h * j)) / (h * (1.0 + j))
+            value += product * differences[j + 1, :width]
+        return value
