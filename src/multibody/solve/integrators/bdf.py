@@ -63,6 +63,87 @@ def _difference_rescaling(order: int, factor: float) -> FloatArray:
     return R
 
 
+@njit(cache=True)
+def _rescale_differences(differences: FloatArray, order: int, factor: float) -> None:
+    """Rescale the backward differences (rows ``0..order``, every column) in place from step
+    ``h`` to ``factor * h``: ``D <- (R(factor) R(1))^T D`` (Shampine & Reichelt)."""
+    RU = _difference_rescaling(order, factor) @ _difference_rescaling(order, 1.0)
+    rescaled = np.zeros((order + 1, differences.shape[1]))
+    for i in range(order + 1):
+        for j in range(order + 1):
+            coefficient = RU[j, i]
+            for k in range(differences.shape[1]):
+                rescaled[i, k] += coefficient * differences[j, k]
+    differences[: order + 1] = rescaled
+
+
+@njit(cache=True)
+def _predict(
+    differences: FloatArray, n: int, order: int, gamma: FloatArray, alpha: float
+) -> tuple[FloatArray, FloatArray]:
+    """``(predicted, base)`` of a step of ``order`` from the first ``n`` columns of the
+    differences: ``predicted = sum_j D_j`` (j <= order), ``base = predicted - sum_j gamma_j D_j / alpha``."""
+    predicted = differences[0, :n].copy()
+    psi = np.zeros(n)
+    for j in range(1, order + 1):
+        for i in range(n):
+            predicted[i] += differences[j, i]
+            psi[i] += gamma[j] * differences[j, i]
+    return predicted, predicted - psi / alpha
+
+
+@njit(cache=True)
+def _add_step(
+    differences: FloatArray,
+    order: int,
+    y: FloatArray,
+    base: FloatArray,
+    c: float,
+    z: FloatArray,
+    y_projected: FloatArray,
+) -> None:
+    """Take an accepted step of ``order`` into the differences in place: the corrector's ``y``,
+    its rate ``(y - base) / c`` and ``z``, each less its prediction, become the new highest
+    difference; the projected ``y_projected`` moves ``D_0`` only (``BDF.step``)."""
+    n, width = y.size, differences.shape[1]
+    for k in range(width):
+        predicted = 0.0
+        for j in range(order + 1):
+            predicted += differences[j, k]
+        if k < n:
+            value = y[k]
+        elif k < 2 * n:
+            value = (y[k - n] - base[k - n]) / c
+        else:
+            value = z[k - 2 * n]
+        change = value - predicted
+        differences[order + 2, k] = change - differences[order + 1, k]
+        differences[order + 1, k] = change
+    for i in range(order, -1, -1):
+        for k in range(width):
+            differences[i, k] += differences[i + 1, k]
+    for k in range(n):
+        differences[0, k] += y_projected[k] - y[k]
+
+
+@njit(cache=True)
+def _newton_form(differences: FloatArray, order: int, t: float, t_end: float, h: float, width: int) -> FloatArray:
+    """The first ``width`` columns of the polynomial of backward differences ``differences`` (rows
+    ``0..order``, for steps ``h`` ending at ``t_end``) at ``t``, in the Newton form term by term."""
+    value = differences[0, :width].copy()
+    product = 1.0
+    for j in range(order):
+        product *= (t - (t_end - h * j)) / (h * (1.0 + j))
+        for k in range(width):
+            value[k] += product * differences[j + 1, k]
+    return value
+
+
+def _step_factor(error: float, exponent: int) -> float:
+    """``error^(-1/exponent)``: the step-size factor an error estimate allows (inf for zero)."""
+    return error ** (-1.0 / exponent) if error > 0.0 else np.inf
+
+
 class BDF:
     """Backward differentiation formulas of orders 1 to 5 with error-controlled step and order."""
 
@@ -123,9 +204,7 @@ class BDF:
         self.order_of_last_step = 0
 
     def _rescale(self, factor: float) -> None:
-        order = self.order
-        RU = _difference_rescaling(order, factor) @ _difference_rescaling(order, 1.0)
-        self._differences[: order + 1] = RU.T @ self._differences[: order + 1]
+        _rescale_differences(self._differences, self.order, factor)
         self.h *= factor
         self.n_equal_steps = 0
 
@@ -145,12 +224,9 @@ class BDF:
                 self._rescale((self.t_bound - t) / self.h)
             t_new = min(self.t_bound, t + self.h)
             h = self.h
-            D = self.D
-            predicted = np.sum(D[: order + 1], axis=0)
+            predicted, base = _predict(self._differences, self.y.size, order, self.gamma, self.alpha[order])
             weights = self.problem.error_weights(predicted, h, self.rtol, self.atol)
-            psi = (D[1 : order + 1].T @ self.gamma[1 : order + 1]) / self.alpha[order]
             c = h / self.alpha[order]
-            base = predicted - psi
             refreshed = self.refresh_jacobian
             correction = self.problem.correct(
                 t_new, predicted, base, c, self.z, weights, self.newton_tolerance, refreshed
@@ -200,39 +276,32 @@ class BDF:
         self.n_equal_steps += 1
         self.t_old, self.t = t, t_new
         self.y, self.z = y_new, correction.z
-        differences = self._differences
-        n = self.y.size
-        change = np.empty(differences.shape[1])
-        change[:n] = d
-        change[n : 2 * n] = (correction.y - base) / c  # the rate: y = base + c dy/dt
-        change[2 * n :] = correction.z
-        change[n:] -= np.sum(differences[: order + 1, n:], axis=0)  # less the predicted rate and z
-        differences[order + 2] = change - differences[order + 1]
-        differences[order + 1] = change
-        for i in reversed(range(order + 1)):
-            differences[i] += differences[i + 1]
-        D[0] += y_new - correction.y
-        self._last_differences = differences[: order + 1].copy()
+        # y = base + c dy/dt: the rate the corrector solved for goes into its differences
+        _add_step(self._differences, order, correction.y, base, c, correction.z, y_new)
+        self._last_differences = self._differences[: order + 1].copy()
         self.order_of_last_step = order
         if self.n_equal_steps < order + 1:
             return
+        D = self.D
         error_lower = weighted_max_norm(self.error_constant[order - 1], D[order], weights) if order > 1 else np.inf
         error_higher = (
             weighted_max_norm(self.error_constant[order + 1], D[order + 2], weights)
             if order < self.max_order
             else np.inf
         )
-        with np.errstate(divide="ignore"):
-            factors = np.array([error_lower, error_norm, error_higher]) ** (-1.0 / np.arange(order, order + 3))
-        self.order = order + int(np.argmax(factors)) - 1
+        factors = [_step_factor(error, k) for k, error in enumerate((error_lower, error_norm, error_higher), order)]
+        best = max(range(3), key=factors.__getitem__)
+        self.order = order + best - 1
         safety = 0.9 * (2 * self.newton_max_iterations + 1) / (2 * self.newton_max_iterations + correction.iterations)
-        self._rescale(min(self.max_factor, safety * float(np.max(factors))))
+        self._rescale(min(self.max_factor, safety * factors[best]))
 
     def dense_output(self, t: float | FloatArray) -> FloatArray:
         """Solution interpolated at ``t`` within the last step ``[t_old, t]``: (n,) or (len(t), n)."""
         n = self.y.size
         if np.ndim(t) == 0:  # one instant (an output frame)
-            return self._newton_form(float(t), n)
+            return _newton_form(
+                self._last_differences, self.order_of_last_step, float(t), self.t, self.t - self.t_old, n
+            )
         order = self.order_of_last_step
         h = self.t - self.t_old
         differences = self._last_differences[:, :n]
@@ -247,18 +316,8 @@ class BDF:
         """``(y, dy/dt, z)`` interpolated at one instant ``t`` of the last step ``[t_old, t]``
         (module docstring); at the step's end the rate is the corrector's and ``z`` its
         algebraic variables; before any step, ``y0``, ``y_dot0`` and ``z0``."""
-        n = self.y.size
-        value = self._newton_form(float(t), self._last_differences.shape[1])
+        n, differences = self.y.size, self._last_differences
+        value = _newton_form(
+            differences, self.order_of_last_step, float(t), self.t, self.t - self.t_old, differences.shape[1]
+        )
         return value[:n], value[n : 2 * n], value[2 * n :]
-
-    def _newton_form(self, t: float, width: int) -> FloatArray:
-        """The first ``width`` columns of the last step's polynomials at ``t``, term by term."""
-        order = self.order_of_last_step
-        h = self.t - self.t_old
-        differences = self._last_differences
-        value = differences[0, :width].copy()
-        product = 1.0
-        for j in range(order):
-            product *= (t - (self.t - h * j)) / (h * (1.0 + j))
-            value += product * differences[j + 1, :width]
-        return value
