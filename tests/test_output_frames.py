@@ -14,6 +14,10 @@ from a new factorization of ``[M G^T; G 0]`` at the interpolated state. Referenc
   (the relative error of an error-per-step controller grows slowly as the tolerance tightens).
   The bound is 100 rtol of the largest value (at least 1 N, N m or m/s^2: the reaction torques
   of this planar loop are round-off), and the difference must shrink with the tolerance.
+
+A frame's kinetic energy is ``1/2 v^T M(q) v`` with the evaluation's mass matrix; it must be the
+formulation's sum over the body kinds (``CartesianFormulation.kinetic_energy``: rigid, modal, cable)
+to round-off, at arbitrary velocities.
 """
 
 from __future__ import annotations
@@ -23,10 +27,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import multibody as mb
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.events import EventDrivenIntegrator
 from multibody.analysis.output import output_frame
 from multibody.cli import build_model, load_model_file
+from multibody.formulation.cartesian import CartesianFormulation
 from multibody.solve.integrators.base import Correction
 from multibody.solve.integrators.bdf import BDF
 
@@ -127,3 +133,30 @@ def test_si2_frames_agree_with_a_fresh_solve():
             difference = max(difference, relative)
         worst.append(difference)
     assert worst[1] < worst[0] / 10
+
+
+def cable_pendulum() -> mb.Model:
+    """A 1 m ANCF cable of four elements pinned at the origin, a 50 g bob hooked to its tip."""
+    model = mb.Model("cable_pendulum")
+    nodes = np.column_stack([np.linspace(0.0, 1.0, 5), np.zeros(5), np.zeros(5)])
+    cable = model.add(mb.AncfCable("rope", nodes, mb.Section.circle(0.01), mb.Material(2e6, 0.3, 1000.0)))
+    model.add(mb.Spherical("pin", cable.marker_at("root", 0.0), model.ground.add_marker("pin")))
+    bob = model.add(mb.RigidBody("bob", 0.05, (1e-5, 1e-5, 1e-5), position=(1.0, 0.0, 0.0)))
+    model.add(mb.Spherical("hook", cable.marker_at("tip", 1.0), bob.add_marker("hook")))
+    return model
+
+
+@pytest.mark.parametrize("example", ["free_slider_crank", "heavy_top", "flexible_crane", None])
+def test_frame_kinetic_energy_is_the_formulations(example):
+    """Rigid bodies, a modal flexible body (the crane) and an ANCF cable (``None``): the frame's
+    ``1/2 v^T M v`` against the formulation's kinetic energy at three random velocities, to 1e-13."""
+    model = cable_pendulum() if example is None else build_model(load_model_file(EXAMPLES / f"{example}.py"))
+    system, state = assembled_state(model.compile())
+    form = CartesianFormulation(system)
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        v = state.v + rng.normal(size=state.v.size)
+        evaluation = form.evaluate(state.q, v, state.t, state.x)
+        frame = output_frame(form, evaluation, np.zeros(v.size), np.zeros(len(form.rows)), 0.0)
+        expected = form.kinetic_energy(evaluation.frames, evaluation.motion)
+        assert float(frame["energy/kinetic"]) == pytest.approx(expected, rel=1e-13)

@@ -51,7 +51,7 @@ def output_frame(
     euler_parameters, angular_acceleration, force_in_j, torque_in_j = _rotated(
         frames.e_WB, frames.R_WB, a[:, rigid.ROTATION], frames.R_WM, system.constraint_markers[:, 1], force, torque
     )
-    kinetic = formulation.kinetic_energy(frames, motion)
+    kinetic = 0.5 * float(state.v @ (state.mass_matrix @ state.v))  # formulation.kinetic_energy, in one product
     potential = formulation.potential_energy(frames, state.loads)
     return (
         {
