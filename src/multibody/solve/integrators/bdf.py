@@ -64,37 +64,25 @@ def _difference_rescaling(order: int, factor: float) -> FloatArray:
 
 
 @njit(cache=True)
-def _rescale_differences(differences: FloatArray, order: int, factor: float) -> None:
-    """Rescale the backward differences (rows ``0..order``, every column) in place from step
-    ``h`` to ``factor * h``: ``D <- (R(factor) R(1))^T D`` (Shampine & Reichelt)."""
-    RU = _difference_rescaling(order, factor) @ _difference_rescaling(order, 1.0)
-    rescaled = np.zeros((order + 1, differences.shape[1]))
-    for i in range(order + 1):
+def _push(differences: FloatArray, order: int, values: FloatArray) -> None:
+    """Take the accepted ``values`` of a step of ``order`` into their backward differences in place:
+    the value less its prediction (``sum_j D_j``) becomes the new highest difference."""
+    for k in range(values.size):
+        predicted = 0.0
         for j in range(order + 1):
-            coefficient = RU[j, i]
-            for k in range(differences.shape[1]):
-                rescaled[i, k] += coefficient * differences[j, k]
-    differences[: order + 1] = rescaled
-
-
-@njit(cache=True)
-def _predict(
-    differences: FloatArray, n: int, order: int, gamma: FloatArray, alpha: float
-) -> tuple[FloatArray, FloatArray]:
-    """``(predicted, base)`` of a step of ``order`` from the first ``n`` columns of the
-    differences: ``predicted = sum_j D_j`` (j <= order), ``base = predicted - sum_j gamma_j D_j / alpha``."""
-    predicted = differences[0, :n].copy()
-    psi = np.zeros(n)
-    for j in range(1, order + 1):
-        for i in range(n):
-            predicted[i] += differences[j, i]
-            psi[i] += gamma[j] * differences[j, i]
-    return predicted, predicted - psi / alpha
+            predicted += differences[j, k]
+        change = values[k] - predicted
+        differences[order + 2, k] = change - differences[order + 1, k]
+        differences[order + 1, k] = change
+    for i in range(order, -1, -1):
+        for k in range(values.size):
+            differences[i, k] += differences[i + 1, k]
 
 
 @njit(cache=True)
 def _add_step(
-    differences: FloatArray,
+    D: FloatArray,
+    carried: FloatArray,
     order: int,
     y: FloatArray,
     base: FloatArray,
@@ -102,46 +90,30 @@ def _add_step(
     z: FloatArray,
     y_projected: FloatArray,
 ) -> None:
-    """Take an accepted step of ``order`` into the differences in place: the corrector's ``y``,
-    its rate ``(y - base) / c`` and ``z``, each less its prediction, become the new highest
-    difference; the projected ``y_projected`` moves ``D_0`` only (``BDF.step``)."""
-    n, width = y.size, differences.shape[1]
-    for k in range(width):
-        predicted = 0.0
-        for j in range(order + 1):
-            predicted += differences[j, k]
-        if k < n:
-            value = y[k]
-        elif k < 2 * n:
-            value = (y[k - n] - base[k - n]) / c
-        else:
-            value = z[k - 2 * n]
-        change = value - predicted
-        differences[order + 2, k] = change - differences[order + 1, k]
-        differences[order + 1, k] = change
-    for i in range(order, -1, -1):
-        for k in range(width):
-            differences[i, k] += differences[i + 1, k]
+    """Take an accepted step of ``order`` into the backward differences in place: of ``y`` (``D``)
+    and of the rate ``(y - base) / c`` and ``z`` (``carried``); the projected ``y_projected`` moves
+    ``D_0`` only (``BDF.step``)."""
+    _push(D, order, y)
+    n = y.size
+    companions = np.empty(carried.shape[1])
+    companions[:n] = (y - base) / c
+    companions[n:] = z
+    _push(carried, order, companions)
     for k in range(n):
-        differences[0, k] += y_projected[k] - y[k]
+        D[0, k] += y_projected[k] - y[k]
 
 
 @njit(cache=True)
-def _newton_form(differences: FloatArray, order: int, t: float, t_end: float, h: float, width: int) -> FloatArray:
-    """The first ``width`` columns of the polynomial of backward differences ``differences`` (rows
-    ``0..order``, for steps ``h`` ending at ``t_end``) at ``t``, in the Newton form term by term."""
-    value = differences[0, :width].copy()
+def _newton_form(differences: FloatArray, order: int, t: float, t_end: float, h: float) -> FloatArray:
+    """The polynomial of the backward differences ``differences`` (rows ``0..order``, for steps
+    ``h`` ending at ``t_end``) at ``t``, in the Newton form term by term."""
+    value = differences[0].copy()
     product = 1.0
     for j in range(order):
         product *= (t - (t_end - h * j)) / (h * (1.0 + j))
-        for k in range(width):
+        for k in range(value.size):
             value[k] += product * differences[j + 1, k]
     return value
-
-
-def _step_factor(error: float, exponent: int) -> float:
-    """``error^(-1/exponent)``: the step-size factor an error estimate allows (inf for zero)."""
-    return error ** (-1.0 / exponent) if error > 0.0 else np.inf
 
 
 class BDF:
@@ -190,21 +162,23 @@ class BDF:
         self.h = float(min(first_step, max_step, abs(t_bound - t0) or 1.0, 0.01 * max(abs(t_bound - t0), 1e-300)))
         self.order = 1
         self.n_equal_steps = 0
-        n = self.y.size
-        self._differences = np.zeros((self.max_order + 3, 2 * n + self.z.size))
-        """backward differences of ``(y, dy/dt, z)``, one row per order (module docstring)"""
-        self.D = self._differences[:, :n]
-        """backward differences of ``y`` (a view)"""
+        self.D = np.zeros((self.max_order + 3, self.y.size))
         self.D[0] = self.y
         self.D[1] = self.h * np.asarray(y_dot0, dtype=float)
-        # the rates' and z's higher differences start at zero: constant before t0
-        self._differences[0, n:] = np.concatenate([y_dot0, self.z])
+        self._carried = np.zeros((self.max_order + 3, self.y.size + self.z.size))
+        """backward differences of ``(dy/dt, z)``, rescaled and updated with ``D`` (module docstring);
+        their higher differences start at zero: constant before t0"""
+        self._carried[0] = np.concatenate([y_dot0, self.z])
         self.refresh_jacobian = True
-        self._last_differences = self._differences[:1].copy()
+        self._last_differences = self.D[:1].copy()
+        self._last_carried = self._carried[:1].copy()
         self.order_of_last_step = 0
 
     def _rescale(self, factor: float) -> None:
-        _rescale_differences(self._differences, self.order, factor)
+        order = self.order
+        RU = _difference_rescaling(order, factor) @ _difference_rescaling(order, 1.0)
+        self.D[: order + 1] = RU.T @ self.D[: order + 1]
+        self._carried[: order + 1] = RU.T @ self._carried[: order + 1]
         self.h *= factor
         self.n_equal_steps = 0
 
@@ -224,9 +198,12 @@ class BDF:
                 self._rescale((self.t_bound - t) / self.h)
             t_new = min(self.t_bound, t + self.h)
             h = self.h
-            predicted, base = _predict(self._differences, self.y.size, order, self.gamma, self.alpha[order])
+            D = self.D
+            predicted = np.sum(D[: order + 1], axis=0)
             weights = self.problem.error_weights(predicted, h, self.rtol, self.atol)
+            psi = (D[1 : order + 1].T @ self.gamma[1 : order + 1]) / self.alpha[order]
             c = h / self.alpha[order]
+            base = predicted - psi
             refreshed = self.refresh_jacobian
             correction = self.problem.correct(
                 t_new, predicted, base, c, self.z, weights, self.newton_tolerance, refreshed
@@ -277,34 +254,31 @@ class BDF:
         self.t_old, self.t = t, t_new
         self.y, self.z = y_new, correction.z
         # y = base + c dy/dt: the rate the corrector solved for goes into its differences
-        _add_step(self._differences, order, correction.y, base, c, correction.z, y_new)
-        self._last_differences = self._differences[: order + 1].copy()
+        _add_step(D, self._carried, order, correction.y, base, c, correction.z, y_new)
+        self._last_differences = D[: order + 1].copy()
+        self._last_carried = self._carried[: order + 1].copy()
         self.order_of_last_step = order
         if self.n_equal_steps < order + 1:
             return
-        D = self.D
         error_lower = weighted_max_norm(self.error_constant[order - 1], D[order], weights) if order > 1 else np.inf
         error_higher = (
             weighted_max_norm(self.error_constant[order + 1], D[order + 2], weights)
             if order < self.max_order
             else np.inf
         )
-        factors = [_step_factor(error, k) for k, error in enumerate((error_lower, error_norm, error_higher), order)]
-        best = max(range(3), key=factors.__getitem__)
-        self.order = order + best - 1
+        with np.errstate(divide="ignore"):
+            factors = np.array([error_lower, error_norm, error_higher]) ** (-1.0 / np.arange(order, order + 3))
+        self.order = order + int(np.argmax(factors)) - 1
         safety = 0.9 * (2 * self.newton_max_iterations + 1) / (2 * self.newton_max_iterations + correction.iterations)
-        self._rescale(min(self.max_factor, safety * factors[best]))
+        self._rescale(min(self.max_factor, safety * float(np.max(factors))))
 
     def dense_output(self, t: float | FloatArray) -> FloatArray:
         """Solution interpolated at ``t`` within the last step ``[t_old, t]``: (n,) or (len(t), n)."""
-        n = self.y.size
-        if np.ndim(t) == 0:  # one instant (an output frame)
-            return _newton_form(
-                self._last_differences, self.order_of_last_step, float(t), self.t, self.t - self.t_old, n
-            )
         order = self.order_of_last_step
         h = self.t - self.t_old
-        differences = self._last_differences[:, :n]
+        differences = self._last_differences
+        if np.ndim(t) == 0:  # one instant (an output frame)
+            return _newton_form(differences, order, float(t), self.t, h)
         shift = self.t - h * np.arange(order)
         denominator = h * (1.0 + np.arange(order))
         times = np.asarray(t, dtype=float)
@@ -316,8 +290,6 @@ class BDF:
         """``(y, dy/dt, z)`` interpolated at one instant ``t`` of the last step ``[t_old, t]``
         (module docstring); at the step's end the rate is the corrector's and ``z`` its
         algebraic variables; before any step, ``y0``, ``y_dot0`` and ``z0``."""
-        n, differences = self.y.size, self._last_differences
-        value = _newton_form(
-            differences, self.order_of_last_step, float(t), self.t, self.t - self.t_old, differences.shape[1]
-        )
-        return value[:n], value[n : 2 * n], value[2 * n :]
+        order, h, n = self.order_of_last_step, self.t - self.t_old, self.y.size
+        carried = _newton_form(self._last_carried, order, float(t), self.t, h)
+        return _newton_form(self._last_differences, order, float(t), self.t, h), carried[:n], carried[n:]
