@@ -7,7 +7,8 @@ step. The implicit solve of each step is left to the problem (``ImplicitProblem.
 which is how DAE forms such as I3 and SI2 plug in. Dense output is the interpolating
 polynomial of the backward differences. The rates ``dy/dt`` the corrector solved for and the
 algebraic variables ``z`` (multipliers) keep backward differences of their own, rescaled and
-updated with those of ``y`` (as if they were solution components outside the error test), so that
+updated with those of ``y`` (as if they were solution components outside the error test; kept
+apart from ``D``, whose arithmetic they leave bit for bit as it was), so that
 ``dense_state`` gives ``y``, ``dy/dt`` and ``z`` at any instant of the last step from their
 polynomials of the step's order ``k`` without evaluating the problem: each is exact at the step's
 end and interpolated to ``O(h^(k+1))`` inside. (The derivative of ``y``'s own polynomial, one order
