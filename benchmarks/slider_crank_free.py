@@ -115,7 +115,7 @@ def run_exudyn() -> tuple[float, int, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-exudyn", action="store_true", help="skip the Exudyn comparison")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per case; the fastest is reported")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of runs; each case's fastest is reported")
     args = parser.parse_args()
     reference = reference_angle(T_END)
     print(f"reference crank angle at {T_END:g} s: {reference:.9f} rad (reduced ODE, rtol 1e-12)")
@@ -127,23 +127,39 @@ def main() -> None:
         (f"ours, {method} at its default rtol {DEFAULT_RTOL[method]:g}", {"method": method})
         for method in ("I3", "HHT", "GALPHA")
     ]
-    rows = []
     for _, options in cases[-3:]:  # compile the kernels of every method before timing
         mb.dynamics(build().compile(), 0.05, OUTPUT_STEP, **options)
-    for label, options in cases:
-        runs = [run_ours(options) for _ in range(args.repeat)]
-        rows.append((label, min(r[0] for r in runs), runs[0][1], abs(runs[0][2] - reference)))
-    exudyn_wall = None
-    if not args.no_exudyn:
+    with_exudyn = not args.no_exudyn
+    if with_exudyn:
         try:
-            runs = [run_exudyn() for _ in range(args.repeat)]
+            import exudyn  # noqa: F401
         except ImportError:
             print("exudyn is not importable: ours only (pip install '.[bench]')")
-        else:
-            exudyn_wall = min(r[0] for r in runs)
-            rows.append(
-                ("Exudyn RigidBody2D, gen.-alpha, h = 1 ms", exudyn_wall, runs[0][1], abs(runs[0][2] - reference))
+            with_exudyn = False
+    # Interleaved rounds (every case, then Exudyn, repeated): on a shared machine a change of load
+    # then moves ours and Exudyn's times alike instead of the ratio.
+    runs: dict[str, list[tuple[float, int, float]]] = {label: [] for label, _ in cases}
+    exudyn_runs = []
+    for _ in range(args.repeat):
+        for label, options in cases:
+            runs[label].append(run_ours(options))
+        if with_exudyn:
+            exudyn_runs.append(run_exudyn())
+    rows = [
+        (label, min(r[0] for r in runs[label]), runs[label][0][1], abs(runs[label][0][2] - reference))
+        for label, _ in cases
+    ]
+    exudyn_wall = None
+    if with_exudyn:
+        exudyn_wall = min(r[0] for r in exudyn_runs)
+        rows.append(
+            (
+                "Exudyn RigidBody2D, gen.-alpha, h = 1 ms",
+                exudyn_wall,
+                exudyn_runs[0][1],
+                abs(exudyn_runs[0][2] - reference),
             )
+        )
     print(f"{'case':<44} {'wall [s]':>9} {'steps':>7} {'angle error [rad]':>18} {'wall / Exudyn':>14}")
     for label, wall, steps, error in rows:
         ratio = f"{wall / exudyn_wall:>14.2f}" if exudyn_wall else f"{'-':>14}"

@@ -92,7 +92,9 @@ def dynamics(
         1e-8 for I3, 5e-8 for HHT and GALPHA), so that every method's defaults give engineering
         accuracy (a free slider-crank's crank angle within 6e-3 rad after 10 revolutions).
     output_step : float
-        Interval [s] of the output frames, interpolated from the integrator's dense output.
+        Interval [s] of the output frames, interpolated from the integrator's dense output (under
+        SI2 the accelerations and reactions too; the index-3 methods solve them afresh at the
+        interpolated state, their own multipliers being far less accurate than their positions).
     max_step : float, optional
         Largest internal step [s] (default: unbounded).
     initial_state : State, optional

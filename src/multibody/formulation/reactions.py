@@ -80,8 +80,3 @@ def _row_wrenches(
         torque[k, 1] += -sign * lam[r] * g_w[1] - (arm[2] * f[0] - arm[0] * f[2])
         torque[k, 2] += -sign * lam[r] * g_w[2] - (arm[0] * f[1] - arm[1] * f[0])
     return force, torque
-
-
-def in_marker_axes(frames: Pose, marker: np.ndarray, vectors_W: FloatArray) -> FloatArray:
-    """World vectors (n, 3) expressed in the axes of markers ``marker`` (n,)."""
-    return np.einsum("nji,nj->ni", frames.R_WM[marker], vectors_W)

@@ -5,7 +5,14 @@ rescales it (Shampine & Reichelt, "The MATLAB ODE suite", 1997, the form scipy's
 the order moves by one when the error estimates of the neighbouring orders predict a longer
 step. The implicit solve of each step is left to the problem (``ImplicitProblem.correct``),
 which is how DAE forms such as I3 and SI2 plug in. Dense output is the interpolating
-polynomial of the backward differences.
+polynomial of the backward differences. The rates ``dy/dt`` the corrector solved for and the
+algebraic variables ``z`` (multipliers) keep backward differences of their own, rescaled and
+updated with those of ``y`` (as if they were solution components outside the error test; kept
+apart from ``D``, whose arithmetic they leave bit for bit as it was), so that
+``dense_state`` gives ``y``, ``dy/dt`` and ``z`` at any instant of the last step from their
+polynomials of the step's order ``k`` without evaluating the problem: each is exact at the step's
+end and interpolated to ``O(h^(k+1))`` inside. (The derivative of ``y``'s own polynomial, one order
+lower, is ``O(h)`` on the order-1 steps after a start or a restart.)
 
 The error test takes the largest weighted component (``max_norm``), not the root mean square:
 with the rms, the error of the one coordinate that is off (a crank's phase) was averaged away
@@ -57,6 +64,59 @@ def _difference_rescaling(order: int, factor: float) -> FloatArray:
     return R
 
 
+@njit(cache=True)
+def _push(differences: FloatArray, order: int, values: FloatArray) -> None:
+    """Take the accepted ``values`` of a step of ``order`` into their backward differences in place:
+    the value less its prediction (``sum_j D_j``) becomes the new highest difference."""
+    for k in range(values.size):
+        predicted = 0.0
+        for j in range(order + 1):
+            predicted += differences[j, k]
+        change = values[k] - predicted
+        differences[order + 2, k] = change - differences[order + 1, k]
+        differences[order + 1, k] = change
+    for i in range(order, -1, -1):
+        for k in range(values.size):
+            differences[i, k] += differences[i + 1, k]
+
+
+@njit(cache=True)
+def _add_step(
+    D: FloatArray,
+    carried: FloatArray,
+    order: int,
+    y: FloatArray,
+    base: FloatArray,
+    c: float,
+    z: FloatArray,
+    y_projected: FloatArray,
+) -> None:
+    """Take an accepted step of ``order`` into the backward differences in place: of ``y`` (``D``)
+    and of the rate ``(y - base) / c`` and ``z`` (``carried``); the projected ``y_projected`` moves
+    ``D_0`` only (``BDF.step``)."""
+    _push(D, order, y)
+    n = y.size
+    companions = np.empty(carried.shape[1])
+    companions[:n] = (y - base) / c
+    companions[n:] = z
+    _push(carried, order, companions)
+    for k in range(n):
+        D[0, k] += y_projected[k] - y[k]
+
+
+@njit(cache=True)
+def _newton_form(differences: FloatArray, order: int, t: float, t_end: float, h: float) -> FloatArray:
+    """The polynomial of the backward differences ``differences`` (rows ``0..order``, for steps
+    ``h`` ending at ``t_end``) at ``t``, in the Newton form term by term."""
+    value = differences[0].copy()
+    product = 1.0
+    for j in range(order):
+        product *= (t - (t_end - h * j)) / (h * (1.0 + j))
+        for k in range(value.size):
+            value[k] += product * differences[j + 1, k]
+    return value
+
+
 class BDF:
     """Backward differentiation formulas of orders 1 to 5 with error-controlled step and order."""
 
@@ -106,14 +166,20 @@ class BDF:
         self.D = np.zeros((self.max_order + 3, self.y.size))
         self.D[0] = self.y
         self.D[1] = self.h * np.asarray(y_dot0, dtype=float)
+        self._carried = np.zeros((self.max_order + 3, self.y.size + self.z.size))
+        """backward differences of ``(dy/dt, z)``, rescaled and updated with ``D`` (module docstring);
+        their higher differences start at zero: constant before t0"""
+        self._carried[0] = np.concatenate([y_dot0, self.z])
         self.refresh_jacobian = True
         self._last_differences = self.D[:1].copy()
+        self._last_carried = self._carried[:1].copy()
         self.order_of_last_step = 0
 
     def _rescale(self, factor: float) -> None:
         order = self.order
         RU = _difference_rescaling(order, factor) @ _difference_rescaling(order, 1.0)
         self.D[: order + 1] = RU.T @ self.D[: order + 1]
+        self._carried[: order + 1] = RU.T @ self._carried[: order + 1]
         self.h *= factor
         self.n_equal_steps = 0
 
@@ -138,9 +204,10 @@ class BDF:
             weights = self.problem.error_weights(predicted, h, self.rtol, self.atol)
             psi = (D[1 : order + 1].T @ self.gamma[1 : order + 1]) / self.alpha[order]
             c = h / self.alpha[order]
+            base = predicted - psi
             refreshed = self.refresh_jacobian
             correction = self.problem.correct(
-                t_new, predicted, predicted - psi, c, self.z, weights, self.newton_tolerance, refreshed
+                t_new, predicted, base, c, self.z, weights, self.newton_tolerance, refreshed
             )
             self.refresh_jacobian = False
             self.stats.newton_iterations += correction.iterations
@@ -187,12 +254,10 @@ class BDF:
         self.n_equal_steps += 1
         self.t_old, self.t = t, t_new
         self.y, self.z = y_new, correction.z
-        D[order + 2] = d - D[order + 1]
-        D[order + 1] = d
-        for i in reversed(range(order + 1)):
-            D[i] += D[i + 1]
-        D[0] += y_new - correction.y
+        # y = base + c dy/dt: the rate the corrector solved for goes into its differences
+        _add_step(D, self._carried, order, correction.y, base, c, correction.z, y_new)
         self._last_differences = D[: order + 1].copy()
+        self._last_carried = self._carried[: order + 1].copy()
         self.order_of_last_step = order
         if self.n_equal_steps < order + 1:
             return
@@ -213,17 +278,19 @@ class BDF:
         order = self.order_of_last_step
         h = self.t - self.t_old
         differences = self._last_differences
-        if np.ndim(t) == 0:  # one instant (an output frame): the Newton form, term by term
-            t = float(t)
-            value = differences[0].copy()
-            product = 1.0
-            for j in range(order):
-                product *= (t - (self.t - h * j)) / (h * (1.0 + j))
-                value += product * differences[j + 1]
-            return value
+        if np.ndim(t) == 0:  # one instant (an output frame)
+            return _newton_form(differences, order, float(t), self.t, h)
         shift = self.t - h * np.arange(order)
         denominator = h * (1.0 + np.arange(order))
         times = np.asarray(t, dtype=float)
         x = (times[:, None] - shift) / denominator
         products = np.cumprod(x, axis=1)
         return differences[0] + products @ differences[1:]
+
+    def dense_state(self, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``(y, dy/dt, z)`` interpolated at one instant ``t`` of the last step ``[t_old, t]``
+        (module docstring); at the step's end the rate is the corrector's and ``z`` its
+        algebraic variables; before any step, ``y0``, ``y_dot0`` and ``z0``."""
+        order, h, n = self.order_of_last_step, self.t - self.t_old, self.y.size
+        carried = _newton_form(self._last_carried, order, float(t), self.t, h)
+        return _newton_form(self._last_differences, order, float(t), self.t, h), carried[:n], carried[n:]

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
+from numba import njit
 
 from multibody.solve.integrators.base import FloatArray, IntegrationError, Statistics, failure_text, max_norm
 
@@ -128,6 +129,51 @@ def alpha_coefficients(rho_inf: float, variant: str = "generalized") -> tuple[fl
         alpha_m, alpha_f = (2.0 * rho_inf - 1.0) / (rho_inf + 1.0), rho_inf / (rho_inf + 1.0)
     gamma = 0.5 + alpha_f - alpha_m
     return alpha_m, alpha_f, gamma, 0.25 * (gamma + 0.5) ** 2
+
+
+@njit(cache=True)
+def _step_increments(
+    h: float,
+    v: FloatArray,
+    x: FloatArray,
+    alpha_acceleration: FloatArray,
+    offset: FloatArray,
+    alpha_state_rate: FloatArray,
+    state_offset: FloatArray,
+    beta: float,
+    gamma: float,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``(displacement, velocity, states)`` of ``StepBase`` for a step ``h`` [s] (module docstring:
+    the recursion at zero unknowns, ``offset`` the part of ``a_{n+1}`` that does not depend on them)."""
+    displacement = h * v + h * h * ((0.5 - beta) * alpha_acceleration + beta * offset)
+    velocity = v + h * ((1.0 - gamma) * alpha_acceleration + gamma * offset)
+    states = x + h * ((1.0 - gamma) * alpha_state_rate + gamma * state_offset)
+    return displacement, velocity, states
+
+
+@njit(cache=True)
+def _error_norm(
+    error: FloatArray,
+    position_weights: FloatArray,
+    velocity_weights: FloatArray,
+    h: float,
+    state_error: FloatArray,
+    state_weights: FloatArray,
+) -> float:
+    """The step's weighted error: the largest of ``|error| position_weights``, ``|error / h|
+    velocity_weights`` and ``|state_error| state_weights``; NaN when any is NaN."""
+    largest = 0.0
+    for i in range(error.size):
+        for value in (abs(error[i] * position_weights[i]), abs(error[i] * velocity_weights[i] / h)):
+            if np.isnan(value):
+                return np.nan
+            largest = max(largest, value)
+    for i in range(state_error.size):
+        value = abs(state_error[i] * state_weights[i])
+        if np.isnan(value):
+            return np.nan
+        largest = max(largest, value)
+    return largest
 
 
 class GeneralizedAlpha:
@@ -220,6 +266,7 @@ class GeneralizedAlpha:
         slope = (1.0 - self.alpha_f) / (1.0 - self.alpha_m)
         offset = (self.alpha_f * self.acceleration - self.alpha_m * self.alpha_acceleration) / (1.0 - self.alpha_m)
         state_offset = (self.alpha_f * self.state_rate - self.alpha_m * self.alpha_state_rate) / (1.0 - self.alpha_m)
+        position_weights, velocity_weights, state_weights = problem.error_weights(q, v, x, self.rtol, self.atol)
         while True:
             if h < min_step:
                 raise IntegrationError(
@@ -230,15 +277,20 @@ class GeneralizedAlpha:
             last = t + 1.001 * h >= self.t_bound
             t_new = self.t_bound if last else t + h
             h_step = t_new - t
-            weights = problem.error_weights(q, v, x, self.rtol, self.atol)
-            weights = (weights[0], weights[1] * h_step, weights[2])  # index-3 error control of the velocities
+            weights = (position_weights, velocity_weights * h_step, state_weights)  # index-3 control of velocities
+            displacement, velocity, states = _step_increments(
+                h_step,
+                v,
+                x,
+                self.alpha_acceleration,
+                offset,
+                self.alpha_state_rate,
+                state_offset,
+                self.beta,
+                self.gamma,
+            )
             base = StepBase(
-                q,
-                h_step * v + h_step**2 * ((0.5 - self.beta) * self.alpha_acceleration + self.beta * offset),
-                v + h_step * ((1.0 - self.gamma) * self.alpha_acceleration + self.gamma * offset),
-                x + h_step * ((1.0 - self.gamma) * self.alpha_state_rate + self.gamma * state_offset),
-                self.beta * slope * h_step**2,
-                self.gamma * slope * h_step,
+                q, displacement, velocity, states, self.beta * slope * h_step**2, self.gamma * slope * h_step
             )
             refreshed = self.refresh_jacobian
             solved = problem.solve(
@@ -272,10 +324,8 @@ class GeneralizedAlpha:
                 continue
             # the velocities' error (about 3/2 of this over h) is tested with weights scaled by h
             error = problem.position_difference(solved.q, self._predicted_position(q, v, h_step))
-            state_error = solved.x - self._predicted_states(x, solved.state_rate, h_step)
-            error_norm = max_norm(
-                np.concatenate([error * weights[0], error * weights[1] / h_step, state_error * weights[2]])
-            )
+            state_error = solved.x - self._predicted_states(x, solved.state_rate, h_step) if nx else solved.x
+            error_norm = _error_norm(error, weights[0], weights[1], h_step, state_error, weights[2])
             if not np.isfinite(error_norm):
                 raise IntegrationError(
                     f"the solution became non-finite at t = {t_new:.6g} s with step size {h_step:.3g} s", t_new, h_step
