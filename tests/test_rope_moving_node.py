@@ -414,3 +414,31 @@ def test_bad_moving_node_input_is_refused_by_name() -> None:
     span = rope.parts[0]
     with pytest.raises(mb.ModelError, match="span 'r_span1'.*start_marker and end_marker"):
         span.marker_at("middle", 0.5)
+    with pytest.raises(mb.ModelError, match="span 'r_span1'.*elements would be 0.005 m long.*fewer elements_per_span"):
+        mb.Rope("r", [a, body.add_marker("hook2")], elements_per_span=200, **kwargs)
+
+
+def test_a_winch_that_reels_in_past_the_rope_stops_the_run_naming_the_span(tmp_path) -> None:
+    """Reference: the package's failure rules. A load hung 0.5 m below a winch (rope 50 mm, 2
+    elements) reeled in at 0.5 m/s (after a 0.1 s ramp): when the span's elements shrink below the
+    rope's diameter (the load pulled up to the drum) the run stops naming the span and saying why,
+    and keeps the results computed until then (about 0.85 s: 0.4 m reeled in, 0.1 m left)."""
+    model = mb.Model("two_blocking")
+    load = _on_vertical_slide(model, "load", 10.0, 0.2, 0.5)
+    drum = model.add(mb.RigidBody("drum", mass=1.0, inertia=(0.01,) * 3))
+    axle = drum.add_marker("axle", z_axis=Y_AXLE)
+    model.add(
+        mb.Motion(
+            "reel_in",
+            model.add(mb.Revolute("reel", axle, model.ground.add_marker("reel", z_axis=Y_AXLE))),
+            velocity=_smooth_speed(-2.5, 0.1),
+        )
+    )
+    route = [mb.Winch("winch", axle, 0.2), load.add_marker("hook")]
+    model.add(
+        mb.Rope("rope", route, 0.05, 1e6, 0.5, elements_per_span=2, kind="moving_node", damping=2e3, pretension=10 * G)
+    )
+    with pytest.raises(mb.AnalysisError, match=r"rope span 'rope_span1' has run out of rope.*saved") as caught:
+        mb.dynamics(model, 2.0, 0.05, output=tmp_path / "two_blocking.h5")
+    saved = mb.Results.load(caught.value.results_path)
+    assert 0.75 < saved.time[-1] < 0.9

@@ -72,7 +72,14 @@ class MovingNodeSpan(AncfCable):
         if not np.all(np.isfinite(self.material_ends)) or self.material_ends[1] <= self.material_ends[0]:
             raise ModelError(f"{owner}: its end's material coordinate {end!r} must exceed its start's {start!r} [m]")
         self.rope_damping = float(damping)
+        self.diameter = float(diameter)
+        """[m] the rope's (its elements may not shrink below it)"""
         rest = (self.material_ends[1] - self.material_ends[0]) / self.n_elements
+        if rest < self.diameter:
+            raise ModelError(
+                f"{owner}: its {self.n_elements} elements would be {rest:.3g} m long, shorter than the rope's diameter "
+                f"{self.diameter:g} m; give the rope fewer elements_per_span"
+            )
         n_nodes = self.n_elements + 1
         coordinates = self.reference_coordinates.reshape(n_nodes, 6)
         stretch = np.r_[self.lengths[:1], 0.5 * (self.lengths[:-1] + self.lengths[1:]), self.lengths[-1:]] / rest

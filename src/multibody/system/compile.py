@@ -411,6 +411,8 @@ def _rope_spans(
         axial_stiffness=per_element([c.axial_stiffness for _, c in spans]),
         damping=per_element([c.rope_damping for _, c in spans]),
         gravity=model.gravity.copy(),
+        span=np.concatenate([np.full(c.n_elements, k) for k, (_, c) in enumerate(spans)]).astype(np.int64),
+        diameter=np.array([c.diameter for _, c in spans], dtype=float),
         **_rim_arcs(model, start_of, marker_index, body_index, q_start),
     )
 

@@ -245,6 +245,10 @@ class RopeSpans:
     damping: FloatArray
     gravity: FloatArray
     """(3,) [m/s^2]"""
+    span: IntArray
+    """(ne,) the element's span (index into ``names``)"""
+    diameter: FloatArray
+    """(ns,) each span's rope diameter [m]: the shortest element it may shrink to (``check_lengths``)"""
     arc_marker: IntArray
     """(na,) per arc of rope on a rim (a pulley's wrap, a drum's stored rope), its wheel's marker
     (origin the centre, z the axle)"""
@@ -284,6 +288,7 @@ def body_terms(
     """Add the spans' gravity, inertial, elastic and damping forces to ``out`` (nv,) at ``(q, v)``.
     Returns ``((columns (ne, 14), mass blocks (ne, 14, 14) [kg]), (kinetic [J], gravity potential
     [J], strain energy [J], dissipated power [W]))``."""
+    check_lengths(spans, q)
     blocks = np.empty((spans.node_positions.shape[0], SPAN_ELEMENT_WIDTH, SPAN_ELEMENT_WIDTH))
     energies = span_terms(
         q,
@@ -302,6 +307,23 @@ def body_terms(
         blocks,
     )
     return (spans.element_columns, blocks), energies
+
+
+def check_lengths(spans: RopeSpans, q: FloatArray) -> None:
+    """``ModelError`` naming the span whose elements have shrunk below the rope's diameter at
+    positions ``q``: the rope has run out there (reeled onto a drum, or a hook block pulled up to
+    its sheave: two-blocking), and a rope element shorter than its rope is no model of it."""
+    from multibody.model.element import ModelError
+
+    rest = q[spans.end_positions[:, 1]] - q[spans.end_positions[:, 0]]
+    short = np.flatnonzero(rest < spans.element_count * spans.diameter[spans.span])
+    if short.size:
+        k = short[0]
+        raise ModelError(
+            f"rope span '{spans.names[spans.span[k]]}' has run out of rope: its rest length fell to {rest[k]:.4g} m, "
+            f"less than its {spans.element_count[k]} elements' rope diameter each (the rope reeled onto a drum or a "
+            "block pulled up to its sheave); stop the winch earlier or lay the route with more rope"
+        )
 
 
 def add_mass_matrix(
