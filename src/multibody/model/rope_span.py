@@ -211,9 +211,10 @@ def moving_node_parts(rope: Rope) -> tuple[MovingNodeSpan | Joint, ...]:
     """The spans (``<rope>_span<k>``, k = 1, 2 ...) and contacts of a ``Rope(kind="moving_node")``
     laid along its route in the input configuration: each span straight between its tangent points
     (``multibody.spatial.wrapping.wrapped_path``) with ``rope.elements_per_span`` elements, the
-    material coordinate 0 at the route's first point and the rope at one strain all along (its pretension, ``Rope.reeving``). Contacts: ``<rope>_start`` and ``<rope>_end`` at the route's ends (a ``RopeAnchor``
-    at an anchor marker, a ``RimContact`` on a winch), ``<rope>_<pulley>_in`` and ``_out`` on each
-    pulley. Sets ``rope.rims``: per pulley, ``(marker, radius, sense, stretch, span arriving, span
+    material coordinate 0 at the route's first point and the rope at one strain all along (its
+    pretension, ``Rope.reeving``). Contacts: ``<rope>_start`` and ``<rope>_end`` at the route's ends
+    (a ``RopeAnchor`` at an anchor marker, a ``RimContact`` on a winch), ``<rope>_<pulley>_in`` and
+    ``_out`` on each pulley. Sets ``rope.rims``: per pulley, ``(marker, radius, sense, stretch, span arriving, span
     leaving)``, and ``rope.drums``: per winch, ``(marker, radius, sense, stretch, span, which end of
     it, stored length, length per radian)`` (the rope on a rim or drum is a rigid part of it,
     ``multibody.formulation.bodies.rope_span.rim_arcs``)."""

@@ -41,7 +41,7 @@ class MovingNodeRopeHistory(RopeHistory):
         k = self._index(point)
         arriving = self.end_tension[:, k - 1, 1] if k > 0 else self.end_tension[:, 0, 0]
         leaving = self.end_tension[:, k, 0] if k < len(self.points) - 1 else arriving
-        return np.column_stack([arriving, leaving if k > 0 else arriving])
+        return np.column_stack([arriving, leaving])
 
     def polyline(self, points_per_arc: int = 8) -> FloatArray:
         """(T, k, 3) the rope through its spans' cubic shape (``points_per_arc`` points per element)
@@ -95,12 +95,11 @@ def _hermite_table(xi: FloatArray) -> FloatArray:
 def _element(nodes: FloatArray, rest: FloatArray, shapes: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Positions (T, p, 3) and slopes ``dr/ds`` (T, p, 3) along one element of rest length ``rest``
     (T,) from its two nodes (T, 2, 6) and the table of ``_hermite_table``."""
-    L = rest[:, None, None, None]
-    e = np.stack([nodes[:, 0, :3], nodes[:, 0, 3:], nodes[:, 1, :3], nodes[:, 1, 3:]], axis=1)[:, None]  # (T,1,4,3)
-    scale = np.array([1.0, 0.0, 1.0, 0.0])[None, None, :, None] + np.array([0, 1.0, 0, 1.0])[None, None, :, None] * L
-    weighted = e * scale
-    position = np.einsum("pi,tpia->tpa", shapes[0], np.broadcast_to(weighted, (len(rest), shapes.shape[1], 4, 3)))
-    slope = np.einsum("pi,tpia->tpa", shapes[1], np.broadcast_to(weighted, (len(rest), shapes.shape[1], 4, 3)))
+    # (r_i, L r'_i, r_j, L r'_j) per instant: (T, 4, 3)
+    weighted = np.stack([nodes[:, 0, :3], nodes[:, 0, 3:], nodes[:, 1, :3], nodes[:, 1, 3:]], axis=1)
+    weighted[:, 1::2] *= rest[:, None, None]
+    position = np.einsum("pi,tia->tpa", shapes[0], weighted)
+    slope = np.einsum("pi,tia->tpa", shapes[1], weighted)
     return position, slope / rest[:, None, None]
 
 
