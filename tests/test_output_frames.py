@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_bdf import LinearProblem
 
 import multibody as mb
 from multibody.analysis.assemble import assembled_state
@@ -48,24 +49,18 @@ SOLVED = (
 """Frame entries that depend on the accelerations and multipliers (the rest only on q, v, t)."""
 
 
-class Oscillator:
+class Oscillator(LinearProblem):
     """``y' = A y`` (omega = 2 rad/s) with the algebraic variable ``z = -4 y_0`` (the rate of
-    ``y_1``) returned with each exact implicit solve."""
+    ``y_1``) returned with each exact implicit solve (``test_bdf.LinearProblem``'s solve)."""
 
     A = np.array([[0.0, 1.0], [-4.0, 0.0]])
 
+    def __init__(self) -> None:
+        super().__init__(Oscillator.A)
+
     def correct(self, t, predicted, base, c, z_guess, weights, tolerance, refresh_jacobian):
-        y = np.linalg.solve(np.eye(2) - c * self.A, base)
-        return Correction(y, np.array([-4.0 * y[0]]), True, 1, 0.0)
-
-    def finalize(self, y):
-        return y
-
-    def step_limit(self, t, y):
-        return np.inf
-
-    def error_weights(self, y, step_size, rtol, atol):
-        return 1.0 / (atol + rtol * np.abs(y))
+        solved = super().correct(t, predicted, base, c, z_guess, weights, tolerance, refresh_jacobian)
+        return Correction(solved.y, np.array([-4.0 * solved.y[0]]), True, 1, 0.0)
 
 
 @pytest.mark.parametrize("rtol", [1e-6, 1e-9])
