@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
 
 import numpy as np
 from chain import LENGTH, LINK_INERTIA, MASS, OUTPUT_STEP, Run, chain_model, link1_angle
 from threadpoolctl import threadpool_limits
+from timing import median_time
 
 import multibody as mb
 from multibody.analysis.assemble import assembled_state
@@ -116,17 +116,6 @@ def run_kane(system: mb.System, state: mb.State, t_end: float, method: str, rtol
         results.time,
         link1_angle(results.body("link1").position),
     )
-
-
-def median_time(call: Callable[[], object], repeats: int) -> float:
-    """Median wall time [s] of ``repeats`` calls (after one warm-up call)."""
-    call()
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    return float(np.median(times))
 
 
 def evaluation_costs(n_links: int, repeats: int) -> tuple[float, float]:

@@ -27,12 +27,11 @@ Usage: ``python benchmarks/kane_scaling.py [--sizes 10 20 50 100 200 400] [--rep
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 
 import numpy as np
 from chain import LENGTH, chain_model
 from threadpoolctl import threadpool_limits
+from timing import median_time
 
 import multibody as mb
 from multibody.analysis.assemble import assembled_state
@@ -41,17 +40,6 @@ from multibody.formulation.kane import KaneFormulation
 
 HINGE_RATE = 0.1
 """Initial rate of every hinge [rad/s]."""
-
-
-def median_time(call: Callable[[], object], repeats: int) -> float:
-    """Median wall time [s] of ``repeats`` calls (after one warm-up call)."""
-    call()
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    return float(np.median(times))
 
 
 def fitted_exponent(sizes: list[int], times: list[float]) -> float:

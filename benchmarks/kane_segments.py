@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
 
 import numpy as np
 from threadpoolctl import threadpool_limits
+from timing import median_time
 
 import multibody as mb
 from multibody.analysis.assemble import assembled_state
@@ -58,17 +58,6 @@ def flexible_arm(n_segments: int) -> mb.Model:
         )
     )
     return model
-
-
-def median_time(call: Callable[[], object], repeats: int) -> float:
-    """Median wall time [s] of ``repeats`` calls (after one warm-up call)."""
-    call()
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    return float(np.median(times))
 
 
 def right_hand_sides(n_segments: int, repeats: int) -> tuple[float, float]:

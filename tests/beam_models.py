@@ -1,6 +1,6 @@
 """Beam models and references shared by the beam and rope tests (``test_beam``, ``test_nodal_beam``,
 ``test_ancf_cable``, ``test_rope_moving_node``): the Bisshopp-Drucker elastica, Irvine's elastic
-catenary and the falling arm on a hinged hub."""
+catenary, the steel cantilever of finite segments and the falling arm on a hinged hub."""
 
 from __future__ import annotations
 
@@ -9,6 +9,23 @@ from scipy.optimize import brentq
 from scipy.special import ellipe, ellipeinc, ellipk, ellipkinc
 
 import multibody as mb
+
+E, NU, DENSITY = 210e9, 0.3, 7850.0
+"""Steel [Pa], [-], [kg/m^3] of the finite-segment cantilever."""
+LENGTH, DIAMETER = 1.0, 0.02
+"""[m]"""
+
+
+def cantilever(n: int, tip_load: float = 0.0, gravity: float = 0.0) -> tuple[mb.Model, mb.FiniteSegmentBeam]:
+    """A steel rod clamped at the world origin along x, a tip load along -z [N]."""
+    model = mb.Model("cantilever", gravity=(0.0, 0.0, -gravity))
+    section, material = mb.Section.circle(DIAMETER), mb.Material(E, NU, DENSITY)
+    beam = model.add(
+        mb.FiniteSegmentBeam("arm", model.ground.add_marker("base"), LENGTH, n, section, material, clamped=True)
+    )
+    if tip_load:
+        model.add(mb.PointForce("tip", beam.end, (0.0, 0.0, -tip_load)))
+    return model, beam
 
 
 def elastica_tip(load_parameter: float) -> tuple[float, float]:

@@ -16,26 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from beam_models import elastica_tip, swinging_arm
+from beam_models import DENSITY, DIAMETER, LENGTH, NU, E, cantilever, elastica_tip, swinging_arm
 
 import multibody as mb
-
-E, NU, DENSITY = 210e9, 0.3, 7850.0
-"""Steel [Pa], [-], [kg/m^3]."""
-LENGTH, DIAMETER = 1.0, 0.02
-"""[m]"""
-
-
-def cantilever(n: int, tip_load: float = 0.0, gravity: float = 0.0) -> tuple[mb.Model, mb.FiniteSegmentBeam]:
-    """A steel rod clamped at the world origin along x, a tip load along -z [N]."""
-    model = mb.Model("cantilever", gravity=(0.0, 0.0, -gravity))
-    section, material = mb.Section.circle(DIAMETER), mb.Material(E, NU, DENSITY)
-    beam = model.add(
-        mb.FiniteSegmentBeam("arm", model.ground.add_marker("base"), LENGTH, n, section, material, clamped=True)
-    )
-    if tip_load:
-        model.add(mb.PointForce("tip", beam.end, (0.0, 0.0, -tip_load)))
-    return model, beam
 
 
 @pytest.mark.parametrize("n", [5, 20])

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.linalg as la
+from beam_models import LENGTH, E, cantilever
 
 import multibody as mb
 from multibody.analysis.assemble import assembled_state
@@ -33,24 +34,8 @@ from multibody.formulation.cartesian import CartesianFormulation
 from multibody.formulation.kane import KaneFormulation
 from multibody.spatial.rotations import FloatArray
 
-E, NU, DENSITY = 210e9, 0.3, 7850.0
-"""Steel [Pa], [-], [kg/m^3]."""
-LENGTH, DIAMETER = 1.0, 0.02
-"""[m]"""
 POLYMER = (0.2e9, 0.4, 1200.0)
 """A soft strip's E [Pa], nu, density [kg/m^3]: it bends a lot under its own weight."""
-
-
-def cantilever(n: int, tip_load: float = 0.0) -> tuple[mb.Model, mb.FiniteSegmentBeam]:
-    """A steel rod clamped at the world origin along x, no gravity, a tip load along -z [N]."""
-    model = mb.Model("cantilever", gravity=(0.0, 0.0, 0.0))
-    section, material = mb.Section.circle(DIAMETER), mb.Material(E, NU, DENSITY)
-    beam = model.add(
-        mb.FiniteSegmentBeam("arm", model.ground.add_marker("base"), LENGTH, n, section, material, clamped=True)
-    )
-    if tip_load:
-        model.add(mb.PointForce("tip", beam.end, (0.0, 0.0, -tip_load)))
-    return model, beam
 
 
 def flexible_arm(n: int, damping: float, drive: mb.TimeFunction | None = None) -> mb.Model:

@@ -211,14 +211,9 @@ def coordinate_scale(system: System, length: float) -> FloatArray:
     if system.cables is not None:
         # a node moves on the scale of its cable's elements: a step of the whole length would strain
         # a short element far past a rope's strain (and across a tension-only rope's kink at slack)
-        first = np.cumsum(np.r_[0, system.cables.n_nodes[:-1] - 1])
-        elements = [
-            system.cables.length[start : start + nodes - 1] for start, nodes in zip(first, system.cables.n_nodes)
-        ]
+        cables = system.cables
         scale += [
             np.r_[np.tile([size] * 3 + [1.0] * 3, int(nodes)), np.full(int(n - 6 * nodes), size)]
-            for n, nodes, size in zip(
-                system.cables.count, system.cables.n_nodes, [min(length, float(e.min())) for e in elements]
-            )
+            for n, nodes, size in zip(cables.count, cables.n_nodes, np.minimum(length, cables.shortest_element))
         ]
     return np.concatenate(scale)

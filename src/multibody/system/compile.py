@@ -329,16 +329,21 @@ def _cable_bodies(
     counts = np.array([c.initial_coordinates.size for c in cables], dtype=np.int64)
     q_offset = q_start + np.r_[0, np.cumsum(counts)[:-1]]
     v_offset = v_start + np.r_[0, np.cumsum(counts)[:-1]]
-    element_cable = np.concatenate([np.full(c.n_elements, k) for k, c in enumerate(cables)]).astype(np.int64)
-    first = np.concatenate([NODE_WIDTH * np.arange(c.n_elements) for c in cables])
+    # the elements this kind integrates: a moving-node span's mass, loads and stiffness are its own
+    # kind's (``_rope_spans``), only its markers are this kind's
+    elastic = [(k, c) for k, c in enumerate(cables) if not isinstance(c, MovingNodeSpan)]
+
+    def per_element(values: list[np.ndarray], shape: tuple[int, ...] = ()) -> np.ndarray:
+        return np.concatenate(values) if values else np.zeros((0, *shape))
+
+    element_cable = per_element([np.full(c.n_elements, k) for k, c in elastic]).astype(np.int64)
+    first = per_element([NODE_WIDTH * np.arange(c.n_elements) for _, c in elastic]).astype(np.int64)
     local = first[:, None] + np.arange(2 * NODE_WIDTH)
-    length = np.concatenate([c.lengths for c in cables])
-    # a moving-node span's mass, loads and stiffness are its own kind's (``_rope_spans``)
-    fixed = np.concatenate([np.full(c.n_elements, not isinstance(c, MovingNodeSpan)) for c in cables])
-    mass_per_length = np.concatenate([np.full(c.n_elements, c.mass_per_length) for c in cables]) * fixed
+    length = per_element([c.lengths for _, c in elastic])
+    mass_per_length = per_element([np.full(c.n_elements, c.mass_per_length) for _, c in elastic])
     element_mass, _ = element_integrals(length, mass_per_length)
     _, load_moment = element_integrals(length, np.ones_like(length))  # L int h dxi per element [m]
-    line_load = np.concatenate([np.tile(c.line_load, (c.n_elements, 1)) for c in cables]) * fixed[:, None]
+    line_load = per_element([np.tile(c.line_load, (c.n_elements, 1)) for _, c in elastic], (3,))
     dead_load = mass_per_length[:, None] * gravity + line_load  # [N/m] per element
     on_cable = [(k, m) for k, m in enumerate(markers) if isinstance(m, CableMarker)]
     cable_of = {id(c): k for k, c in enumerate(cables)}
@@ -355,12 +360,13 @@ def _cable_bodies(
         v_offset=v_offset,
         count=counts,
         n_nodes=np.array([c.n_elements + 1 for c in cables], dtype=np.int64),
+        shortest_element=np.array([c.lengths.min() for c in cables]),
         element_positions=(q_offset[element_cable][:, None] + local).astype(np.int64),
         element_velocities=(v_offset[element_cable][:, None] + local).astype(np.int64),
         length=length,
-        axial_stiffness=np.concatenate([np.full(c.n_elements, c.axial_stiffness) for c in cables]) * fixed,
-        bending_stiffness=np.concatenate([np.full(c.n_elements, c.bending_stiffness) for c in cables]) * fixed,
-        damping=np.concatenate([np.full(c.n_elements, c.damping) for c in cables]) * fixed,
+        axial_stiffness=per_element([np.full(c.n_elements, c.axial_stiffness) for _, c in elastic]),
+        bending_stiffness=per_element([np.full(c.n_elements, c.bending_stiffness) for _, c in elastic]),
+        damping=per_element([np.full(c.n_elements, c.damping) for _, c in elastic]),
         element_mass=element_mass,
         element_dead_load=np.einsum("ki,ka->kia", load_moment, dead_load).reshape(-1, 2 * NODE_WIDTH),
         marker=np.array([k for k, _ in on_cable], dtype=np.int64),

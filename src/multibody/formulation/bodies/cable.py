@@ -217,8 +217,11 @@ class CableBodies:
     coordinates, last)"""
     n_nodes: IntArray
     """(nc,) nodes of each cable"""
+    shortest_element: FloatArray
+    """(nc,) each cable's shortest element in the input configuration [m]"""
     element_positions: IntArray
-    """(ne, 12) each element's coordinates in ``q``"""
+    """(ne, 12) each element's coordinates in ``q`` (the elements of the cables proper: a moving-node
+    rope span's are its own kind's, ``bodies.rope_span``)"""
     element_velocities: IntArray
     """(ne, 12) the same in ``v``"""
     length: FloatArray

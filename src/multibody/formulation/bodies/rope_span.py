@@ -32,6 +32,7 @@ stiffness (the paper's rope).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -276,7 +277,7 @@ class RopeSpans:
     arc_stored: FloatArray
     """(na,) a drum's stored length [m] when its contact node's material coordinate is 0"""
 
-    @property
+    @cached_property
     def element_columns(self) -> IntArray:
         """(ne, 14) the velocity columns of each element's mass block."""
         return np.hstack([self.node_velocities, self.end_velocities])
