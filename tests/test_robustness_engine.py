@@ -13,6 +13,9 @@
 * SI2 at rtol = atol = 1e-10 on an ill-conditioned four-bar (bars of 10-40 m, axial inertia 1e-7 of
   the transverse): Newton stalled at the linear solve's round-off, above the 10-ulp floor, and
   the step collapsed. Reference: energy conservation (nothing dissipates).
+* A run whose equations change faster than any step can follow (an unregularized Coulomb brake at
+  rest: a sliding mode) crawled on at steps of 1e-13 s for ever; it now stops (``min_step``, ADAMS's
+  HMIN, as a stall test) at the instant the block stops, its results kept.
 """
 
 from __future__ import annotations
@@ -221,3 +224,28 @@ def test_si2_releases_a_rhombus_at_rest_next_to_its_change_point():
     np.testing.assert_allclose(crank, kane.body("crank").angular_velocity, atol=1e-6 * scale)
     total = results.energy["total"]
     assert np.abs(total - total[0]).max() < 1e-6 * results.energy["kinetic"].max()
+
+
+def test_a_run_that_crawls_stops_at_min_step_with_its_results_kept(tmp_path):
+    """Reference: the closed form of a block braked by an unregularized Coulomb force ``-10 sign(v)``
+    N (1 kg, 1 m/s): it stops at t = 0.1 s, where the force flips with every step (a sliding mode no
+    step length resolves). Before, BDF halved its step to 1e-13 s and crawled on for minutes; now
+    the run stops within a few seconds naming the stall and what Newton failed on, and the frames up
+    to then are on disk, the last at 0.1 s with the block at rest (to 1e-12 m/s: BDF integrates the
+    constant deceleration before the stop exactly, so only round-off remains)."""
+    model = mb.Model("braked", gravity=(0, 0, 0))
+    block = model.add(mb.RigidBody("block", 1.0, (0.1, 0.1, 0.1), velocity=(1.0, 0, 0)))
+    along_x = (1.0, 0.0, 0.0)
+    slide = (block.add_marker("slide", z_axis=along_x), model.ground.add_marker("slide", z_axis=along_x))
+    model.add(mb.Translational("slide", *slide))
+    pad = block.add_marker("pad")
+
+    def brake(inputs: mb.UserForceInput) -> tuple:
+        return (-10.0 * np.sign(inputs.marker(pad).velocity[0]), 0.0, 0.0), (0.0, 0.0, 0.0)
+
+    model.add(mb.UserForce("brake", pad, brake))
+    with pytest.raises(AnalysisError, match=r"stalled at t = 0\.1 s.*min_step = 1e-08 s.*Newton") as caught:
+        mb.dynamics(model, 0.3, 0.01, output=tmp_path / "braked.h5")
+    saved = mb.Results.load(caught.value.results_path)
+    assert saved.time[-1] == pytest.approx(0.1)
+    assert saved.body("block").velocity[-1, 0] == pytest.approx(0.0, abs=1e-12)

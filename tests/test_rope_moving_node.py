@@ -125,6 +125,34 @@ def test_span_kernel_gives_the_material_velocity_and_acceleration_of_the_interpo
     assert energies[3] == pytest.approx(dissipated, rel=1e-4)
 
 
+@pytest.mark.parametrize("closing_speed", [0.01, 2.0])
+def test_a_span_damper_relaxes_the_tension_but_never_pushes(closing_speed: float) -> None:
+    """Reference: the rope law ``T = max(EA eps + eta d(eps)/dt, 0)`` (as the massless kind's). A
+    straight one-element span stretched uniformly by ``e`` whose far end closes at ``u``: the
+    strain rate is ``-u / L`` all along, so the node forces are those of a uniform tension
+    ``T``: the elastic kernel's at the stiffness ``T / e``; slow (0.01 m/s), ``T = EA e - eta u / L``;
+    fast (2 m/s), the damper would push, and ``T = 0``: no force at all. The damper's power is
+    ``(T - EA e) u``. Tolerance: round-off of sums of order EA e (1e-12 relative)."""
+    e, L, EA, eta = 1e-3, 1.0, 1e4, 10.0
+    q = np.array([0, 0, 0, 1 + e, 0, 0, L * (1 + e), 0, 0, 1 + e, 0, 0, 0.0, L])
+    rate = np.zeros(14)
+    rate[6], rate[3], rate[9] = -closing_speed, -closing_speed / L, -closing_speed / L  # v(s) = -u s / L
+    nodes, ends = np.array([np.arange(12)]), np.array([[12, 13]])
+
+    def kernel(axial: float, damping: float) -> tuple[np.ndarray, tuple]:
+        force = np.zeros(14)
+        energies = span_terms(
+            q, rate, nodes, nodes, ends, ends, np.array([0]), np.array([1]), np.array([0.0]),
+            np.array([axial]), np.array([damping]), np.zeros(3), force, np.zeros((1, 14, 14)),
+        )  # fmt: skip
+        return force[:12], energies
+
+    tension = max(EA * e - eta * closing_speed / L, 0.0)
+    force, energies = kernel(EA, eta)
+    assert force == pytest.approx(kernel(tension / e, 0.0)[0], abs=1e-12 * EA * e)
+    assert energies[3] == pytest.approx((tension - EA * e) * -closing_speed, rel=1e-12)
+
+
 def _atwood(axial: float, damping: float, rope_mass: float) -> mb.Model:
     """Loads of 5 kg (1 m below the axle) and 7 kg (1.5 m below) hanging in a moving-node rope over
     a sheave (r = 0.1 m, J = 0.02 kg m^2 about its axle) on a revolute joint, at rest, the rope at

@@ -47,6 +47,8 @@ and what one step's error test sees differs by method:
   is the same estimate) admits ``rtol`` per step, and the crank's phase error adds up over the
   thousands of steps a second-order method needs: 2.6e-2 rad (HHT) at 1e-6 in 4100 steps,
   4.2e-3 at 5e-8 in 11,000 steps -- as many as Exudyn's 10,000 fixed steps of the same method."""
+MIN_STEP_PER_OUTPUT_STEP = 1e-6
+"""The default ``min_step`` of ``dynamics`` as a fraction of its output step (ADAMS: HMIN = 1e-6 HMAX)."""
 
 
 def default_rtol(method: str) -> float:
@@ -67,6 +69,7 @@ def dynamics(
     progress: bool = False,
     formulation: str = "cartesian",
     fixed_step: float | None = None,
+    min_step: float | None = None,
 ) -> Results:
     """Simulate ``model`` from its assembled initial conditions to ``t_end`` [s].
 
@@ -97,6 +100,12 @@ def dynamics(
         interpolated state, their own multipliers being far less accurate than their positions).
     max_step : float, optional
         Largest internal step [s] (default: unbounded).
+    min_step : float, optional
+        ADAMS's HMIN [s] (default: 1e-6 of ``output_step``), as a stall test: steps may be shorter
+        (a contact, an end stop, a valve switching), but a run whose last 1000 attempted steps
+        advanced it by less than 1000 ``min_step`` stops with an ``AnalysisError`` saying what the
+        error test or Newton failed on (a force law or motion with a jump, a slack rope snapping
+        taut), its results kept, instead of crawling on for hours. 0: never.
     initial_state : State, optional
         Start here instead of assembling the model's input configuration.
     output : path, optional
@@ -131,6 +140,7 @@ def dynamics(
     rtol = default_rtol(method) if rtol is None else rtol
     atol = rtol if atol is None else atol
     max_step = np.inf if max_step is None else max_step
+    min_step = MIN_STEP_PER_OUTPUT_STEP * output_step if min_step is None else min_step
     if fixed_step is not None and not (method in ALPHA_METHODS and fixed_step > 0.0 and not system.contacts):
         raise ValueError(
             f"fixed_step={fixed_step!r}: fixed steps are for the alpha methods ({', '.join(ALPHA_METHODS)}) of the "
@@ -156,9 +166,11 @@ def dynamics(
             system, state = assembled_state(system) if initial_state is None else (system, initial_state)
             check_initial_loads(system, state)
             if formulation == "kane":
-                return kane_dynamics(system, state, t_end, output_step, method, rtol, atol, max_step, output, progress)
+                return kane_dynamics(
+                    system, state, t_end, output_step, method, rtol, atol, max_step, output, progress, min_step
+                )
             # BDF on the DAE, restarted at contact events (a plain BDF run when there are no contact pairs).
-            integrator = EventDrivenIntegrator(system, state, method, t_end, rtol, atol, max_step, fixed_step)
+            integrator = EventDrivenIntegrator(system, state, method, t_end, rtol, atol, max_step, fixed_step, min_step)
         except (AnalysisError, ModelError) as error:
             if not isinstance(error, LawError):
                 raise

@@ -284,6 +284,7 @@ def kane_dynamics(
     max_step: float,
     output: str | None,
     progress: bool,
+    min_step: float = 0.0,
 ) -> Results:
     """Integrate Kane's equations of ``system`` from the consistent Cartesian ``state`` (see
     ``multibody.analysis.dynamics.dynamics`` for the arguments). Raises ``AnalysisError`` when a
@@ -304,7 +305,7 @@ def kane_dynamics(
         raise IntegrationError(f"the accelerations are not finite at t = {state.t:.6g} s: {diagnosis}", state.t, 0.0)
     if method == "BDF":
         integrator = BDF(
-            problem, state.t, y0, problem.rate(state.t, y0), np.zeros(0), t_end, rtol, atol, max_step=max_step
+            problem, state.t, y0, problem.rate(state.t, y0), np.zeros(0), t_end, rtol, atol, max_step, None, min_step
         )
         stats = integrator.stats.as_dict
     else:

@@ -92,8 +92,11 @@ class EventDrivenIntegrator:
         atol: float,
         max_step: float,
         fixed_step: float | None = None,
+        min_step: float = 0.0,
     ) -> None:
         self.system = system
+        self.min_step = min_step
+        """[s] the shortest step the error test may ask for (``BDF.min_step``)"""
         self.fixed_step = fixed_step
         """the step [s] of an alpha method without error control (None: controlled steps)"""
         self.contacts = system.contacts if system.contacts is not None else _no_contacts()
@@ -208,6 +211,7 @@ class EventDrivenIntegrator:
             self.atol,
             max_step=self.max_step,
             first_step=first_step,
+            min_step=self.min_step,
             **options,
         )
         self.t = self.t_old = state.t

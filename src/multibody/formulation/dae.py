@@ -58,6 +58,7 @@ from multibody.solve.linear import (
     to_dense,
 )
 from multibody.solve.newton import ROUNDOFF_ULPS, STAGNATION_ULPS, ConvergenceMonitor, Verdict, roundoff_norm
+from multibody.system.layout import FIRST_ORDER
 
 FORMS = ("I3", "SI2")
 WELL_CONDITIONED = 1e-3
@@ -454,6 +455,33 @@ class MechanicalDAE:
             f"the constraints hold, but those of {culprits} are the closest to dependent here (smallest to largest "
             f"singular value {ratio:.1e}): a lock-up or dead-centre position"
         )
+
+    def describe_error(self, weighted_error: FloatArray) -> str:
+        """What the largest component of a weighted step error (``y``'s size) belongs to: "the
+        velocities of body 'crank'", "the positions of rope span 'rope_span1'", "the states of
+        element 'valve'"."""
+        system = self.formulation.system
+        index = int(np.argmax(np.abs(weighted_error)))
+        nq, nv = self.nq, self.nv
+        if index >= nq + nv + self.nx:
+            return "the energy quadratures"
+        part, at = (
+            ("positions", index)
+            if index < nq
+            else ("velocities", index - nq)
+            if index < nq + nv
+            else ("states", index - nq - nv)
+        )
+        spans = system.rope_spans.names if system.rope_spans is not None else ()
+        kinds = {"rigid_body": "body", "modal": "flexible body", "ancf_cable": "cable", FIRST_ORDER: "element"}
+        for block in system.layout.blocks if system.layout else ():
+            start, width = {"positions": (block.q_offset, block.nq), "velocities": (block.v_offset, block.nv)}.get(
+                part, (block.x_offset, block.nx)
+            )
+            if start <= at < start + width and (block.kind == FIRST_ORDER) == (part == "states"):
+                kind = "rope span" if block.owner in spans else kinds.get(block.kind, block.kind)
+                return f"the {part} of {kind} '{block.owner}'"
+        return f"{part} component {at}"
 
     def initial_algebraic(self, lam: FloatArray) -> FloatArray:
         """``z`` at the start: the consistent multipliers (and ``mu = 0`` for SI2)."""

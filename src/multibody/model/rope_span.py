@@ -44,8 +44,8 @@ class MovingNodeSpan(AncfCable):
     span's ends on the route) whose ends are at the material coordinates ``start``, ``end`` [m]
     (unstretched length ``end - start``; the nodes' slopes start at ``chord / rest length`` of
     each element, the strain of a straight span). ``axial_stiffness`` EA [N],
-    ``mass_per_length`` [kg/m], ``damping`` eta [N s]: tension ``EA eps + eta d(eps)/dt`` (0 when
-    slack); ``diameter`` [m] for drawing. Markers sit at the two ends only (``start_marker``,
+    ``mass_per_length`` [kg/m], ``damping`` eta [N s]: tension ``max(EA eps + eta d(eps)/dt, 0)``
+    (0 when slack); ``diameter`` [m] for drawing. Markers sit at the two ends only (``start_marker``,
     ``end_marker``): inside the span a node is not at a fixed material point."""
 
     kind = "rope span"

@@ -25,7 +25,8 @@ particles inside the span at the instant: exact for the moving domain (4-point G
 integrands are polynomials of degree 6 in xi). The elastic force is the exact gradient of the
 strain energy ``1/2 int EA max(eps, 0)^2 ds`` (tension only; ``eps = |r_s| - 1``; 3 points,
 reduced against membrane locking as for the cable), so the model conserves energy; the damping
-stress ``eta d(eps)/dt|_s`` acts on the material strain rate with its virtual power. No bending
+stress ``eta d(eps)/dt|_s`` acts on the material strain rate with its virtual power, never making
+the tension compressive (``max(EA eps + eta d(eps)/dt, 0)``, as the massless kind). No bending
 stiffness (the paper's rope).
 """
 
@@ -203,7 +204,9 @@ def span_terms(
             for a in range(3):
                 rs_rate[a] = (r_xi_rate[a] + L_rate * slope_slope[a]) / L - L_rate / L * r_s[a]
                 strain_rate += r_s[a] * (rs_rate[a] - r_ss[a] * s_rate) / norm
-            stress_rate_part = w * eta * strain_rate
+            # the damping stress may relax the tension to zero but never push (as the massless kind):
+            # a compressive one would hold a slackening rope at eps = 0 (a sliding mode BDF crawls along)
+            stress_rate_part = w * max(eta * strain_rate, -EA * stretch)
             dissipated += stress_rate_part * strain_rate
             for i in range(4):
                 factor = shapes[1, i] / L if i % 2 == 0 else shapes[1, i]

@@ -198,7 +198,7 @@ class Rope(ForceElement):
     ``diameter`` [m] (drawing), ``axial_stiffness`` EA [N], ``mass_per_length`` [kg/m] (not used
     by the massless kind: its weight is neglected), ``elements_per_span`` (moving-node kind),
     ``damping``: the massless kind's [N s/m] on the rate of stretch, the moving-node kind's [N s] on
-    the strain rate (tension ``EA eps + damping d(eps)/dt``). The rope is unstretched in the input
+    the strain rate (tension ``max(EA eps + damping d(eps)/dt, 0)``). The rope is unstretched in the input
     configuration unless ``pretension`` [N] (its initial tension) or ``length`` [m] (its
     unstretched free length at t = 0, at most the input path length) is given.
 

@@ -103,3 +103,60 @@ def max_norm(x: FloatArray) -> float:
     """Largest magnitude in ``x`` (0 for an empty ``x``): the step-error test's norm, so that the
     one coordinate that is off is not averaged away among many that are not."""
     return float(np.max(np.abs(x), initial=0.0))
+
+
+STALLED_ATTEMPTS = 1000
+"""Attempted steps over which a run must advance by at least as many ``min_step``: a contact, an end
+stop or a valve switching takes a few dozen shorter steps among many longer ones; an unregularized
+``sign(v)`` or a slack rope snapping taut at a jump start takes them by the million."""
+
+
+class StallWatch:
+    """ADAMS's HMIN as a stall test: a run whose last ``STALLED_ATTEMPTS`` attempted steps advanced
+    it by less than ``STALLED_ATTEMPTS * min_step`` (an average step below ``min_step`` [s]; 0:
+    never) stops, naming what the latest failed attempt failed on, instead of crawling on."""
+
+    def __init__(self, min_step: float) -> None:
+        self.min_step = min_step
+        self.attempts = 0
+        self.window_start = 0.0
+        """[s] where the current window of attempts started"""
+        self.last_failure: Callable[[], str] = lambda: "no step failed"
+        """what the latest rejected or failed step failed on (worked out when the run stops)"""
+
+    def attempt(self, t: float, h: float, steps_taken: int) -> None:
+        """Count an attempt of step ``h`` from ``t``; raise ``IntegrationError`` when stalled."""
+        if self.attempts == 0:
+            self.window_start = t
+        self.attempts += 1
+        if self.attempts < STALLED_ATTEMPTS:
+            return
+        self.attempts = 0
+        advance = t - self.window_start
+        if advance >= STALLED_ATTEMPTS * self.min_step:
+            return
+        text = (
+            f"the run has stalled at t = {t:.6g} s: its last {STALLED_ATTEMPTS} attempted steps advanced it by "
+            f"{advance:.3g} s, less than min_step = {self.min_step:.3g} s each (the latest {h:.3g} s); "
+            f"{self.last_failure()}"
+        )
+        if not steps_taken:
+            text += "; no step was accepted: the run starts with a jump (a motion at full speed at t = 0): ramp it up"
+        raise IntegrationError(
+            f"{text}; look for a jump there (a force law or motion with a discontinuity, such as an unregularized "
+            "sign(v); a slack rope snapping taut), or pass min_step=0 to go on regardless",
+            t,
+            h,
+        )
+
+    def newton_failed(self, t: float, diagnosis: str | Callable[[], str]) -> None:
+        """Note a Newton failure at ``t``."""
+        self.last_failure = lambda: f"Newton did not converge at t = {t:.6g} s: {failure_text(diagnosis)}"
+
+    def error_test_failed(self, t: float, problem: object | None, weighted_error: FloatArray | None) -> None:
+        """Note an error-test failure at ``t`` with the weighted error ``weighted_error`` (y's size):
+        what its largest component belongs to, when the problem can say (``describe_error``; a
+        ``problem`` of None says nothing)."""
+        describe = getattr(problem, "describe_error", None)
+        on = (lambda: f" on {describe(weighted_error)}") if describe is not None else (lambda: "")
+        self.last_failure = lambda: f"the error test failed at t = {t:.6g} s{on()}"

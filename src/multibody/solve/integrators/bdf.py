@@ -30,6 +30,7 @@ from multibody.solve.integrators.base import (
     FloatArray,
     ImplicitProblem,
     IntegrationError,
+    StallWatch,
     Statistics,
     failure_text,
     max_norm,
@@ -142,6 +143,7 @@ class BDF:
         atol: float,
         max_step: float = np.inf,
         first_step: float | None = None,
+        min_step: float = 0.0,
     ) -> None:
         self.problem = problem
         self.t = float(t0)
@@ -154,6 +156,8 @@ class BDF:
             raise IntegrationError(f"the initial state or its rate is not finite at t = {t0:.6g} s", t0, 0.0)
         self.rtol, self.atol = rtol, atol
         self.max_step = max_step
+        self.stall = StallWatch(min_step)
+        """``min_step`` [s] (ADAMS's HMIN) as a stall test (``StallWatch``)"""
         self.stats = Statistics()
         self.newton_tolerance = max(10.0 * np.finfo(float).eps / rtol, min(0.03, rtol**0.5))
         weights = problem.error_weights(self.y, 1.0, rtol, atol)
@@ -199,6 +203,7 @@ class BDF:
                 self._rescale((self.t_bound - t) / self.h)
             t_new = min(self.t_bound, t + self.h)
             h = self.h
+            self.stall.attempt(t, h, self.stats.steps)
             D = self.D
             predicted = np.sum(D[: order + 1], axis=0)
             weights = self.problem.error_weights(predicted, h, self.rtol, self.atol)
@@ -215,6 +220,7 @@ class BDF:
             self.stats.jacobian_evaluations += int(refreshed)
             if not correction.converged:
                 self.stats.newton_failures += 1
+                self.stall.newton_failed(t_new, correction.diagnosis)
                 if not refreshed:
                     self.refresh_jacobian = True
                 else:
@@ -241,6 +247,7 @@ class BDF:
                 )
             if error_norm > 1.0:
                 self.stats.rejected_steps += 1
+                self.stall.error_test_failed(t_new, self.problem, self.error_constant[order] * d * weights)
                 safety = (
                     0.9
                     * (2 * self.newton_max_iterations + 1)

@@ -57,7 +57,14 @@ from typing import Protocol
 import numpy as np
 from numba import njit
 
-from multibody.solve.integrators.base import FloatArray, IntegrationError, Statistics, failure_text, max_norm
+from multibody.solve.integrators.base import (
+    FloatArray,
+    IntegrationError,
+    StallWatch,
+    Statistics,
+    failure_text,
+    max_norm,
+)
 
 VARIANTS = ("generalized", "HHT")
 EPS = float(np.finfo(float).eps)
@@ -210,6 +217,7 @@ class GeneralizedAlpha:
         rho_inf: float = 0.9,
         variant: str = "generalized",
         adaptive: bool = True,
+        min_step: float = 0.0,
     ) -> None:
         self.alpha_m, self.alpha_f, self.gamma, self.beta = alpha_coefficients(rho_inf, variant)
         self.problem = problem
@@ -227,6 +235,8 @@ class GeneralizedAlpha:
         self.quadrature_rate = rest_rate[nx:].copy()
         self.rtol, self.atol = rtol, atol
         self.max_step = max_step
+        self.stall = StallWatch(min_step)
+        """``min_step`` [s] (ADAMS's HMIN) as a stall test (``StallWatch``)"""
         self.adaptive = adaptive
         self.stats = Statistics()
         self.newton_tolerance = max(10.0 * np.finfo(float).eps / rtol, min(0.03, rtol**0.5))
@@ -277,6 +287,7 @@ class GeneralizedAlpha:
             last = t + 1.001 * h >= self.t_bound
             t_new = self.t_bound if last else t + h
             h_step = t_new - t
+            self.stall.attempt(t, h_step, self.stats.steps)
             weights = (position_weights, velocity_weights * h_step, state_weights)  # index-3 control of velocities
             displacement, velocity, states = _step_increments(
                 h_step,
@@ -309,6 +320,7 @@ class GeneralizedAlpha:
             self.stats.jacobian_evaluations += int(refreshed)
             if not solved.converged:
                 self.stats.newton_failures += 1
+                self.stall.newton_failed(t_new, solved.diagnosis)
                 if not refreshed:
                     self.refresh_jacobian = True
                     continue
@@ -332,6 +344,7 @@ class GeneralizedAlpha:
                 )
             if self.adaptive and error_norm > 1.0:
                 self.stats.rejected_steps += 1
+                self.stall.error_test_failed(t_new, None, None)
                 h = h_step * max(self.min_factor, self.safety * error_norm ** (-1.0 / 3.0))
                 continue
             break
