@@ -446,27 +446,40 @@ def test_bad_moving_node_input_is_refused_by_name() -> None:
         mb.Rope("r", [a, body.add_marker("hook2")], elements_per_span=200, **kwargs)
 
 
+def _hoist(reel_speed: float | Callable[[float], float], kind: str = "moving_node") -> mb.Model:
+    """A 10 kg load hung 0.5 m below a winch (R = 0.2 m; rope 50 mm, EA 1e6 N, 0.5 kg/m, 2
+    elements) reeled in at ``reel_speed`` [rad/s] (a constant or a law of time)."""
+    model = mb.Model("two_blocking")
+    load = _on_vertical_slide(model, "load", 10.0, 0.2, 0.5)
+    drum = model.add(mb.RigidBody("drum", mass=1.0, inertia=(0.01,) * 3))
+    axle = drum.add_marker("axle", z_axis=Y_AXLE)
+    reel = model.add(mb.Revolute("reel", axle, model.ground.add_marker("reel", z_axis=Y_AXLE)))
+    model.add(mb.Motion("reel_in", reel, velocity=reel_speed))
+    route = [mb.Winch("winch", axle, 0.2), load.add_marker("hook")]
+    model.add(mb.Rope("rope", route, 0.05, 1e6, 0.5, elements_per_span=2, kind=kind, damping=2e3, pretension=10 * G))
+    return model
+
+
 def test_a_winch_that_reels_in_past_the_rope_stops_the_run_naming_the_span(tmp_path) -> None:
     """Reference: the package's failure rules. A load hung 0.5 m below a winch (rope 50 mm, 2
     elements) reeled in at 0.5 m/s (after a 0.1 s ramp): when the span's elements shrink below the
     rope's diameter (the load pulled up to the drum) the run stops naming the span and saying why,
     and keeps the results computed until then (about 0.85 s: 0.4 m reeled in, 0.1 m left)."""
-    model = mb.Model("two_blocking")
-    load = _on_vertical_slide(model, "load", 10.0, 0.2, 0.5)
-    drum = model.add(mb.RigidBody("drum", mass=1.0, inertia=(0.01,) * 3))
-    axle = drum.add_marker("axle", z_axis=Y_AXLE)
-    model.add(
-        mb.Motion(
-            "reel_in",
-            model.add(mb.Revolute("reel", axle, model.ground.add_marker("reel", z_axis=Y_AXLE))),
-            velocity=_smooth_speed(-2.5, 0.1),
-        )
-    )
-    route = [mb.Winch("winch", axle, 0.2), load.add_marker("hook")]
-    model.add(
-        mb.Rope("rope", route, 0.05, 1e6, 0.5, elements_per_span=2, kind="moving_node", damping=2e3, pretension=10 * G)
-    )
+    model = _hoist(_smooth_speed(-2.5, 0.1))
     with pytest.raises(mb.AnalysisError, match=r"rope span 'rope_span1' has run out of rope.*saved") as caught:
         mb.dynamics(model, 2.0, 0.05, output=tmp_path / "two_blocking.h5")
     saved = mb.Results.load(caught.value.results_path)
     assert 0.75 < saved.time[-1] < 0.9
+
+
+@pytest.mark.slow
+def test_a_winch_started_at_full_speed_stops_the_run_instead_of_crawling() -> None:
+    """Reference: the package's failure rules (``dynamics(min_step=...)``, the stall test). The
+    hoist of the two-blocking test reeled in at full speed from t = 0: the load is thrown up, the
+    span goes slack in compression and snaps taut again, which a rope without bending stiffness
+    cannot follow (before: 0.1 s not done in 5 minutes). The run stops at the snap (about 13 ms)
+    with the stall error; the massless kind runs the same start through. Slow: some 2700 attempted
+    steps."""
+    with pytest.raises(mb.AnalysisError, match=r"stalled at t = 0\.01\d+ s.*min_step = 5e-09 s"):
+        mb.dynamics(_hoist(-2.5), 0.3, 0.005)
+    assert mb.dynamics(_hoist(-2.5, kind="massless"), 0.3, 0.005).time[-1] == pytest.approx(0.3)
