@@ -37,6 +37,21 @@ def _span_tensions(res: mb.Results) -> np.ndarray:
     return np.column_stack([res.force("rope_span1").value, res.force("rope_span2").value])
 
 
+def capstan(**rope_options: object) -> mb.Model:
+    """A 10 kg load on a vertical slide hanging in a rope (EA 1e5 N, 0.1 kg/m, damping 200) over a
+    fixed drum (radius 0.1 m, belt friction 0.2, wrap pi) whose other side is pulled down at 2 mm/s
+    (after a smooth 0.2 s start) by a 1 kg puller; ``rope_options`` go to the ``Rope``."""
+    mu, r, m, v = 0.2, 0.1, 10.0, 2e-3
+    model = mb.Model("capstan")
+    drum = mb.Pulley("drum", model.ground.add_marker("drum", z_axis=Y_AXLE), r, friction=mu)
+    load, _ = _on_vertical_slide(model, "load", m, -r, 1.0)
+    puller, slide = _on_vertical_slide(model, "puller", 1.0, r, 1.0)
+    model.add(mb.Motion("pull", slide, velocity=_smooth_speed(-v, 0.2)))
+    route = [load.add_marker("hook"), drum, puller.add_marker("hook")]
+    model.add(mb.Rope("rope", route, 0.01, 1e5, 0.1, damping=200.0, pretension=m * G, **rope_options))
+    return model
+
+
 def test_capstan_slip_begins_when_the_tension_ratio_reaches_exp_mu_theta() -> None:
     """Reference: the capstan (Euler-Eytelwein) law. A rope over a fixed drum (friction 0.2, wrap
     pi) holds a 10 kg load on one side; the other side is pulled down slowly (2 mm/s). The
@@ -47,16 +62,9 @@ def test_capstan_slip_begins_when_the_tension_ratio_reaches_exp_mu_theta() -> No
     regularized law to 1e-5 (the damper and the load's acceleration have died out) and with
     exp(mu pi) to 4e-3 (the excess); the load's mean speed to 2e-4 (a residual axial ringing of
     1.5e-3 of v averages out)."""
-    mu, r, m, v, EA = 0.2, 0.1, 10.0, 2e-3, 1e5
+    mu, v, EA = 0.2, 2e-3, 1e5
     grip = np.exp(mu * np.pi)
-    model = mb.Model("capstan")
-    drum = mb.Pulley("drum", model.ground.add_marker("drum", z_axis=Y_AXLE), r, friction=mu)
-    load, _ = _on_vertical_slide(model, "load", m, -r, 1.0)
-    puller, slide = _on_vertical_slide(model, "puller", 1.0, r, 1.0)
-    model.add(mb.Motion("pull", slide, velocity=_smooth_speed(-v, 0.2)))
-    route = [load.add_marker("hook"), drum, puller.add_marker("hook")]
-    model.add(mb.Rope("rope", route, 0.01, EA, 0.1, damping=200.0, pretension=m * G))
-    res = mb.dynamics(model, 2.0, 0.01, rtol=1e-8)
+    res = mb.dynamics(capstan(), 2.0, 0.01, rtol=1e-8)
     T = _span_tensions(res)
     assert res.rope("rope").tension_at("drum") == pytest.approx(T)  # entry: the load's side, exit: the puller's
     ratio = T[:, 1] / T[:, 0]
@@ -74,9 +82,17 @@ def test_capstan_slip_begins_when_the_tension_ratio_reaches_exp_mu_theta() -> No
     assert ratio[sliding] == pytest.approx(grip, rel=4e-3)
 
 
-def _atwood(friction: float | str, inertia: float, m_light: float, m_heavy: float, slip_speed: float = 1.0) -> mb.Model:
+def _atwood(
+    friction: float | str,
+    inertia: float,
+    m_light: float,
+    m_heavy: float,
+    slip_speed: float = 1.0,
+    **rope_options: object,
+) -> mb.Model:
     """Two loads on vertical slides hanging in a rope over a sheave (radius 0.1 m, on a revolute
-    joint on ground about y, ``inertia`` [kg m^2] about it), released from rest."""
+    joint on ground about y, ``inertia`` [kg m^2] about it), released from rest; ``rope_options``
+    go to the ``Rope``."""
     model = mb.Model("atwood")
     r = 0.1
     sheave = model.add(mb.RigidBody("sheave", mass=1.0, inertia=(inertia, inertia, inertia)))
@@ -86,7 +102,7 @@ def _atwood(friction: float | str, inertia: float, m_light: float, m_heavy: floa
     light, _ = _on_vertical_slide(model, "light", m_light, -r, 1.0)
     heavy, _ = _on_vertical_slide(model, "heavy", m_heavy, r, 1.0)
     route = [light.add_marker("hook"), pulley, heavy.add_marker("hook")]
-    model.add(mb.Rope("rope", route, 0.01, 1e5, 0.1, damping=500.0, pretension=m_light * G))
+    model.add(mb.Rope("rope", route, 0.01, 1e5, 0.1, damping=500.0, pretension=m_light * G, **rope_options))
     return model
 
 

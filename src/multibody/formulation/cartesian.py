@@ -196,8 +196,11 @@ class CartesianFormulation:
                 damping_power += span_damping
                 if spans.arc_body.size:
                     arcs = rope_span.rim_arcs(spans, q, p_WM_W, R_WM, p_WB_W)
-                    columns, blocks = rope_span.add_rim_terms(spans, arcs, R_WB, w_WB_W, generalized_force)
+                    columns, blocks, friction_power = rope_span.add_rim_terms(
+                        spans, arcs, q, R_WM, R_WB, w_WB_W, generalized_force
+                    )
                     mass_matrix = rope_span.add_mass_matrix(columns, blocks, mass_matrix)
+                    damping_power += friction_power
             if self.has_loads:
                 forces.add_tail_element_forces(s, frames, loads, generalized_force)
             loads = dataclasses.replace(loads, dissipated_power=loads.dissipated_power + damping_power)

@@ -18,6 +18,11 @@ The span's end nodes are tied to the route by joints whose rows the constraint k
                  it cannot stretch there, so a change of tension ``dT`` since then is off by
                  ``dT / EA`` on the rim (the paper carries the strain along the wrap instead).
 ``RopeAnchor``   the end node at an anchor marker, its material coordinate fixed.
+
+On a pulley with belt friction (``Pulley(..., friction=mu)``) the rope is stuck not to the pulley
+but to a ``RimRing``: a body on the pulley's axle (a revolute joint to it) with no mass of its own,
+carrying the rope wrapped on the rim. The ring turns with the rope; the capstan law between ring
+and pulley (``multibody.formulation.bodies.rope_span.add_sheave_friction``) lets it slide.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from multibody.model.body import RigidBody
 from multibody.model.cable import AncfCable, CableMarker
 from multibody.model.element import ModelError
 from multibody.model.joints.base import ConstraintRow, Joint, coincident, in_plane
@@ -167,6 +173,23 @@ class RimContact(Joint):
         )
 
 
+class RimRing(RigidBody):
+    """The rope on the rim of a pulley with belt friction, as a body: on the pulley's axle at
+    ``marker`` (its origin and axes; ``axle`` is the ring's marker there), turning with the rope,
+    which may slide on the pulley. It has no mass of its own: the rope wrapped on it is its mass
+    (``multibody.formulation.bodies.rope_span.rim_arcs``)."""
+
+    kind = "rim ring"
+
+    def __init__(self, name: str, marker: Marker) -> None:
+        from multibody.model.forces.rope import _input_pose
+
+        position, orientation = _input_pose(marker)
+        super().__init__(name, 1.0, np.ones(3), position=position, orientation=orientation)
+        self.mass, self.inertia = 0.0, np.zeros((3, 3))  # the rope on it, counted per evaluation
+        self.axle = self.add_marker("axle")
+
+
 class RopeAnchor(Joint):
     """The end node of a moving-node span (I) held at marker J's origin, its material coordinate fixed."""
 
@@ -217,24 +240,30 @@ def moving_node_parts(rope: Rope) -> tuple[MovingNodeSpan | Joint, ...]:
     ``_out`` on each pulley. Sets ``rope.rims``: per pulley, ``(marker, radius, sense, stretch, span arriving, span
     leaving)``, and ``rope.drums``: per winch, ``(marker, radius, sense, stretch, span, which end of
     it, stored length, length per radian)`` (the rope on a rim or drum is a rigid part of it,
-    ``multibody.formulation.bodies.rope_span.rim_arcs``)."""
+    ``multibody.formulation.bodies.rope_span.rim_arcs``). A pulley with belt friction gets a
+    ``RimRing`` (``<rope>_<pulley>_ring``, on a revolute joint ``<rope>_<pulley>_slip``) that the rope sticks to
+    instead; ``rope.sheave_frictions`` lists, per such pulley, ``(ring's axle marker, pulley's marker,
+    friction coefficient, slip speed [m/s], its place in rope.rims)``."""
     from multibody.model.body import Ground
-    from multibody.model.forces.rope import ANCHOR, WINCH, Pulley, _input_pose
+    from multibody.model.forces.rope import ANCHOR, WINCH, Pulley, Winch, _input_pose
+    from multibody.model.joints.revolute import Revolute
     from multibody.spatial.wrapping import wrapped_path
 
-    for point in rope.points:
-        if not isinstance(point, Pulley):
+    rings: dict[int, RimRing] = {}  # per pulley with belt friction (its place in the route), its ring
+    ring_parts: list[RimRing | Joint] = []
+    for k, point in enumerate(rope.points):
+        if not isinstance(point, Pulley) or isinstance(point, Winch):
             continue
-        if isinstance(point.marker.body, Ground):
+        sliding = point.friction is not None and np.isfinite(point.friction)
+        if isinstance(point.marker.body, Ground) and not sliding:
             raise ModelError(
                 f"{rope.describe()}: a moving-node rope sticks to its pulleys, but {point.describe()} is on ground and "
-                "cannot turn; put its marker on a body with a revolute joint (or use kind='massless' for a fixed guide)"
+                "cannot turn; put its marker on a body with a revolute joint, give it belt friction (a fixed drum the "
+                "rope slides over), or use kind='massless' for a fixed guide"
             )
-        if point.friction is not None and np.isfinite(point.friction):
-            raise ModelError(
-                f"{rope.describe()}: a moving-node rope sticks to its pulleys (no slip); {point.describe()} has belt "
-                f"friction {point.friction:g}: give it friction=None or 'no_slip', or use kind='massless' for the capstan law"
-            )
+        if sliding:
+            ring = rings[k] = RimRing(f"{rope.name}_{point.name}_ring", point.marker)
+            ring_parts += [ring, Revolute(f"{rope.name}_{point.name}_slip", ring.axle, point.marker)]
     reeving = rope.reeving()
     poses = [_input_pose(m) for m in reeving.markers]
     centres = np.array([p for p, _ in poses])
@@ -243,8 +272,11 @@ def moving_node_parts(rope: Rope) -> tuple[MovingNodeSpan | Joint, ...]:
     stretch = reeving.path_length / reeving.rest_length  # 1 + the initial strain, all along
     span_rest = spans / stretch
     fractions = np.linspace(0.0, 1.0, rope.elements_per_span + 1)[:, None]
-    parts: list[MovingNodeSpan | Joint] = []
+    parts: list[MovingNodeSpan] = []
     contacts: list[Joint] = []
+    # the rope sticks to a pulley's marker, or to its ring where it has belt friction
+    rims_at: dict[int, int] = {}  # route point -> its place in rims
+    rim_markers = [rings[k].axle if k in rings else marker for k, marker in enumerate(reeving.markers)]
     rims: list[tuple[Marker, float, float, float, MovingNodeSpan, MovingNodeSpan]] = []
     drums: list[tuple[Marker, float, float, float, MovingNodeSpan, int, float, float]] = []
     material = 0.0
@@ -262,9 +294,8 @@ def moving_node_parts(rope: Rope) -> tuple[MovingNodeSpan | Joint, ...]:
             rope.damping,
         )
         if k > 0 and reeving.kind[k] != ANCHOR:
-            rims.append(
-                (reeving.markers[k], float(reeving.radius[k]), float(reeving.sense[k]), stretch, parts[-1], span)
-            )
+            rims_at[k] = len(rims)
+            rims.append((rim_markers[k], float(reeving.radius[k]), float(reeving.sense[k]), stretch, parts[-1], span))
         for point, end in ((k, 0), (k + 1, 1)):
             if point in (0, last) and reeving.kind[point] == WINCH:
                 winch = rope.points[point]
@@ -283,7 +314,7 @@ def moving_node_parts(rope: Rope) -> tuple[MovingNodeSpan | Joint, ...]:
         parts.append(span)
         material += span_rest[k] + reeving.radius[k + 1] * wraps[k + 1] / stretch
         for point, node, role in ((k, span.start_marker, "out"), (k + 1, span.end_marker, "in")):
-            marker, radius, sense = reeving.markers[point], reeving.radius[point], reeving.sense[point]
+            marker, radius, sense = rim_markers[point], reeving.radius[point], reeving.sense[point]
             name = f"{rope.name}_{'start' if point == 0 else 'end' if point == last else reeving.names[point] + '_' + role}"
             if reeving.kind[point] == ANCHOR:
                 contacts.append(RopeAnchor(name, node, marker))
@@ -291,4 +322,8 @@ def moving_node_parts(rope: Rope) -> tuple[MovingNodeSpan | Joint, ...]:
                 pitch = getattr(rope.points[point], "groove_pitch", None)
                 contacts.append(RimContact(name, node, marker, radius, sense, stretch, pitch))
     rope.rims, rope.drums = tuple(rims), tuple(drums)
-    return (*parts, *contacts)
+    rope.sheave_frictions = tuple(
+        (ring.axle, rope.points[k].marker, rope.points[k].friction, rope.points[k].slip_speed, rims_at[k])
+        for k, ring in rings.items()
+    )
+    return (*ring_parts, *parts, *contacts)

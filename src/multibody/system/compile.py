@@ -420,7 +420,36 @@ def _rope_spans(
         span=np.concatenate([np.full(c.n_elements, k) for k, (_, c) in enumerate(spans)]).astype(np.int64),
         diameter=np.array([c.diameter for _, c in spans], dtype=float),
         **_rim_arcs(model, start_of, marker_index, body_index, q_start),
+        **_sheave_frictions(model, start_of, marker_index, body_index, q_start),
     )
+
+
+def _sheave_frictions(
+    model: Model, start_of: dict[int, int], marker_index: dict[int, int], body_index: dict[int, int], q_start: int
+) -> dict[str, np.ndarray]:
+    """``RopeSpans``' arrays of the pulleys with belt friction on the moving-node ropes (their rings,
+    ``multibody.formulation.bodies.rope_span.add_sheave_friction``)."""
+    frictions = [
+        (ring_axle, marker, mu, slip_speed, rim_offset + place, rope.rims[place])
+        for rim_offset, rope in zip(np.cumsum([0] + [len(r.rims) for r in model.ropes.values()]), model.ropes.values())
+        for ring_axle, marker, mu, slip_speed, place in rope.sheave_frictions
+    ]
+
+    def slope(span: MovingNodeSpan, end: int) -> list[int]:
+        return list(q_start + start_of[id(span)] + NODE_WIDTH * span.n_elements * end + 3 + np.arange(3))
+
+    return {
+        "friction_ring": np.array([body_index[id(a.body)] for a, *_ in frictions], dtype=np.int64),
+        "friction_wheel": np.array([body_index[id(m.body)] for _, m, *_ in frictions], dtype=np.int64),
+        "friction_axle": np.array([marker_index[id(a)] for a, *_ in frictions], dtype=np.int64),
+        "friction_arc": np.array([arc for *_, arc, _ in frictions], dtype=np.int64),
+        "friction_radius": np.array([rim[1] for *_, rim in frictions], dtype=float),
+        "friction_coefficient": np.array([mu for _, _, mu, *_ in frictions], dtype=float),
+        "friction_slip_speed": np.array([speed for _, _, _, speed, *_ in frictions], dtype=float),
+        "friction_stiffness": np.array([rim[4].axial_stiffness for *_, rim in frictions], dtype=float),
+        "friction_in": np.array([slope(rim[4], 1) for *_, rim in frictions], dtype=np.int64).reshape(-1, 3),
+        "friction_out": np.array([slope(rim[5], 0) for *_, rim in frictions], dtype=np.int64).reshape(-1, 3),
+    }
 
 
 def _rim_arcs(

@@ -279,6 +279,26 @@ class RopeSpans:
     """(na,) a drum's contact node's material coordinate in ``q`` (-1 on a pulley)"""
     arc_stored: FloatArray
     """(na,) a drum's stored length [m] when its contact node's material coordinate is 0"""
+    friction_ring: IntArray
+    """(nf,) per pulley with belt friction, the ring the rope sticks to (``model.rope_span.RimRing``)"""
+    friction_wheel: IntArray
+    """(nf,) the pulley's body (-1: ground)"""
+    friction_axle: IntArray
+    """(nf,) the ring's axle marker (z the axle)"""
+    friction_arc: IntArray
+    """(nf,) the pulley's wrap among the arcs"""
+    friction_radius: FloatArray
+    """(nf,) [m]"""
+    friction_coefficient: FloatArray
+    """(nf,) belt friction coefficient mu"""
+    friction_slip_speed: FloatArray
+    """(nf,) [m/s] the capstan law's regularization (``Pulley.slip_speed``)"""
+    friction_stiffness: FloatArray
+    """(nf,) the rope's EA [N]"""
+    friction_in: IntArray
+    """(nf, 3) the slope of the arriving span's last node in ``q`` (its strain: the entry tension)"""
+    friction_out: IntArray
+    """(nf, 3) the slope of the leaving span's first node in ``q``"""
 
     @cached_property
     def element_columns(self) -> IntArray:
@@ -361,6 +381,8 @@ class RimArcs:
     mass: FloatArray
     first_moment: FloatArray
     inertia: FloatArray
+    angle: FloatArray
+    """(na,) [rad] each arc's angle"""
 
 
 WRAP, STORED_BEFORE, STORED_AFTER = 0, 1, -1
@@ -376,12 +398,13 @@ def rim_arcs(spans: RopeSpans, q: FloatArray, p_WM_W: FloatArray, R_WM: FloatArr
     (``n = cos t e1 + sin t e2``, t in [0, phi]); compiled, one pass over the arcs."""
     count = spans.arc_body.size
     mass, first_moment, inertia = np.empty(count), np.empty((count, 3)), np.empty((count, 3, 3))
+    angle = np.empty(count)
     _arc_properties(
         q, p_WM_W, R_WM, p_WB_W, spans.arc_marker, spans.arc_body, spans.arc_radius, spans.arc_sense,
         spans.arc_mass_per_radian, spans.arc_material_per_radian, spans.arc_kind, spans.arc_first,
-        spans.arc_second, spans.arc_material, spans.arc_stored, mass, first_moment, inertia,
+        spans.arc_second, spans.arc_material, spans.arc_stored, mass, first_moment, inertia, angle,
     )  # fmt: skip
-    return RimArcs(mass, first_moment, inertia)
+    return RimArcs(mass, first_moment, inertia, angle)
 
 
 @njit(cache=True)
@@ -404,9 +427,10 @@ def _arc_properties(
     mass: FloatArray,
     first_moment: FloatArray,
     inertia: FloatArray,
+    angle: FloatArray,
 ) -> None:
     """``rim_arcs``' loop: mass (na,), first moment (na, 3) and inertia (na, 3, 3) about each
-    arc's body's CM, world axes, written into the last three arguments."""
+    arc's body's CM, world axes, and its angle (na,) [rad], written into the last four arguments."""
     start, leave, across, e1, e2 = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     a, about = np.empty(3), np.empty(3)
     for k in range(body.size):
@@ -453,28 +477,103 @@ def _arc_properties(
             inertia[k, i, i] += trace
             first_moment[k, i] = m * a[i] + about[i]
         mass[k] = m
+        angle[k] = phi
 
 
 def add_rim_terms(
     spans: RopeSpans,
     arcs: RimArcs,
+    q: FloatArray,
+    R_WM: FloatArray,
     R_WB: FloatArray,
     w_WB_W: FloatArray,
     force: FloatArray,
-) -> tuple[IntArray, FloatArray]:
+) -> tuple[IntArray, FloatArray, float]:
     """Add the rim arcs' gravity and velocity-dependent inertia to their pulleys' generalized forces
-    in ``force`` (nv,); return their mass blocks ``(columns (na, 6), blocks (na, 6, 6))`` on the
-    pulleys' velocity coordinates (CM velocity in world, angular velocity in body axes): with the
-    first moment ``h`` and inertia ``J`` about the CM, ``[[m I, -skew(h) R], [R^T skew(h), R^T J R]]``,
-    forces ``-(w x (w x h), R^T (w x J w)) + (m g, R^T (h x g))``."""
-    from multibody.formulation.bodies.rigid import VELOCITY_WIDTH
+    in ``force`` (nv,), and the belt friction between the rings and their pulleys
+    (``add_sheave_friction``) at positions ``q`` and marker orientations ``R_WM``; return the arcs'
+    mass blocks ``(columns (na, 6), blocks (na, 6, 6))`` on the pulleys' velocity coordinates (CM
+    velocity in world, angular velocity in body axes) and the power the friction dissipates [W]:
+    with the first moment ``h`` and inertia ``J`` about the CM, ``[[m I, -skew(h) R], [R^T skew(h),
+    R^T J R]]``, forces ``-(w x (w x h), R^T (w x J w)) + (m g, R^T (h x g))``."""
+    from multibody.formulation.bodies.rigid import ROTATION, VELOCITY_WIDTH
 
     columns = VELOCITY_WIDTH * spans.arc_body[:, None] + np.arange(VELOCITY_WIDTH)
     blocks = np.empty((spans.arc_body.size, VELOCITY_WIDTH, VELOCITY_WIDTH))
     _rim_loads(
         arcs.mass, arcs.first_moment, arcs.inertia, R_WB, w_WB_W, spans.arc_body, spans.gravity, columns, force, blocks
     )
-    return columns, blocks
+    power = 0.0
+    if spans.friction_ring.size:
+        rotation = np.arange(VELOCITY_WIDTH)[ROTATION]
+        ring_columns = VELOCITY_WIDTH * spans.friction_ring[:, None] + rotation
+        wheel_columns = VELOCITY_WIDTH * spans.friction_wheel[:, None] + rotation  # unused on ground (-1)
+        power = add_sheave_friction(
+            q, R_WM, R_WB, w_WB_W, arcs.angle, spans.friction_ring, spans.friction_wheel, ring_columns,
+            wheel_columns, spans.friction_axle,
+            spans.friction_arc, spans.friction_radius, spans.friction_coefficient, spans.friction_slip_speed,
+            spans.friction_stiffness, spans.friction_in, spans.friction_out, force,
+        )  # fmt: skip
+    return columns, blocks, power
+
+
+STICKING_SPEED = 1e-4
+"""The sliding speed, as a fraction of a pulley's ``slip_speed``, below which the capstan law's
+friction force is regularized (ADAMS's stiction transition velocity, 0.1 mm/s at the default 1 m/s):
+a rope held within the capstan limit creeps at most at that speed."""
+
+
+@njit(cache=True)
+def add_sheave_friction(
+    q: FloatArray,
+    R_WM: FloatArray,
+    R_WB: FloatArray,
+    w_WB_W: FloatArray,
+    wrap: FloatArray,
+    ring: IntArray,
+    wheel: IntArray,
+    ring_columns: IntArray,
+    wheel_columns: IntArray,
+    axle_marker: IntArray,
+    arc: IntArray,
+    radius: FloatArray,
+    coefficient: FloatArray,
+    slip_speed: FloatArray,
+    stiffness: FloatArray,
+    slope_in: IntArray,
+    slope_out: IntArray,
+    force: FloatArray,
+) -> float:
+    """Add the belt friction between each ring (the rope on a pulley's rim) and its pulley to
+    ``force`` (nv,): about the axle, ``-r F`` on the ring and ``r F`` on the pulley (body axes, at
+    their rotation columns ``ring_columns``, ``wheel_columns`` (nf, 3); a ``wheel`` of -1 is ground),
+    with ``u = r (w_ring - w_pulley) . axle`` the rope's sliding speed and the capstan law of the
+    massless kind regularized, ``F = (e^(mu theta) - 1) T_low tanh(u / u_s) + (T_in + T_out) u /
+    slip_speed`` (``u_s = STICKING_SPEED slip_speed``): within the capstan limit the rope creeps at
+    most at ``u_s``; beyond it slides so that ``T_high - e^(mu theta) T_low = (T_in + T_out) u /
+    slip_speed``, as the massless kind's. ``T`` the elastic tensions at the entry and exit nodes
+    (``EA max(|r'| - 1, 0)``), ``theta`` the wrap (``wrap[arc]``). Returns the power dissipated
+    ``F u`` [W]."""
+    power = 0.0
+    for k in range(ring.size):
+        axle = R_WM[axle_marker[k], :, 2].copy()
+        spin = w_WB_W[ring[k]] @ axle - (w_WB_W[wheel[k]] @ axle if wheel[k] >= 0 else 0.0)
+        sliding = radius[k] * spin
+        tension_in = stiffness[k] * max(np.sqrt(q[slope_in[k]] @ q[slope_in[k]]) - 1.0, 0.0)
+        tension_out = stiffness[k] * max(np.sqrt(q[slope_out[k]] @ q[slope_out[k]]) - 1.0, 0.0)
+        limit = (np.exp(coefficient[k] * wrap[arc[k]]) - 1.0) * min(tension_in, tension_out)
+        friction = limit * np.tanh(sliding / (STICKING_SPEED * slip_speed[k]))
+        friction += (tension_in + tension_out) * sliding / slip_speed[k]
+        power += friction * sliding
+        torque = -radius[k] * friction * axle
+        on_ring = np.ascontiguousarray(R_WB[ring[k]].T) @ torque
+        for i in range(3):
+            force[ring_columns[k, i]] += on_ring[i]
+        if wheel[k] >= 0:
+            on_wheel = np.ascontiguousarray(R_WB[wheel[k]].T) @ torque
+            for i in range(3):
+                force[wheel_columns[k, i]] -= on_wheel[i]
+    return power
 
 
 @njit(cache=True)

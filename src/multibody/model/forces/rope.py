@@ -8,7 +8,8 @@ rope, travelling from the first end to the last, goes counterclockwise about the
 there in the input configuration (the rope bends round the pulley) and a winch's is +1.
 
 ``kind="moving_node"`` lays the rope as moving-node spans (``multibody.model.rope_span``: the rope
-has mass, flows over the pulleys stuck to them and onto the drums). ``kind="massless"`` (the
+has mass, flows over the pulleys stuck to them, or sliding by the same capstan law on pulleys with
+belt friction, and onto the drums). ``kind="massless"`` (the
 default) is a massless path: the exact tangent lines
 between the wrap circles and the arcs on them (``multibody.spatial.wrapping``), an axial
 spring-damper law, tension only. Each free span acts on its two ends' bodies at its tangent
@@ -84,7 +85,10 @@ class Pulley:
     ``(T_out - T_in) r``. ``slip_speed`` [m/s] regularizes sliding: the rope slides at
     ``slip_speed * excess / (T_in + T_out)``, the excess being by how much the higher tension
     exceeds ``exp(mu theta)`` times the lower (so at a sliding speed ``v`` the tension ratio
-    exceeds ``exp(mu theta)`` by a relative ``(1 + exp(-mu theta)) v / slip_speed``)."""
+    exceeds ``exp(mu theta)`` by a relative ``(1 + exp(-mu theta)) v / slip_speed``). A moving-node
+    rope sticks to a ring on such a pulley (``multibody.model.rope_span.RimRing``) whose sliding obeys
+    the same law as a force, with stiction regularized below ``1e-4 slip_speed``: held within the
+    limit, the rope creeps at most at about that speed."""
 
     kind = "pulley"
 
@@ -406,7 +410,7 @@ class Rope(ForceElement):
         rope's kind and span names."""
         reeving = self.reeving()
         moving_node = (
-            {"kind": "moving_node", "spans": [span.name for span in self.parts[: len(self.points) - 1]]}
+            {"kind": "moving_node", "spans": [part.name for part in self.parts if part.kind == "rope span"]}
             if self.rope_kind == "moving_node"
             else {}
         )
