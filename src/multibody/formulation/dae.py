@@ -27,11 +27,19 @@ factorized once per step; each iteration (evaluation, residual, solves, updates)
 iterate when the model has any. For rigid bodies without state coupling the matrices themselves
 come from one compiled evaluation (``dae_kernel.dense_iteration_matrices``, or refilled in the
 fixed sparse pattern of ``iteration_matrix.SparseIterationPattern``), so that a model without
-force elements is never evaluated in Python during a step. (Keeping the factors across steps, as
-modified Newton in ADAMS and Exudyn does, was tried and dropped: with the iteration matrix of the
-previous step, at the same ``c``, Newton on the free slider-crank diverged on most steps; the
-saddle-point matrix of bodies with small axial inertias amplifies the change of ``G`` over one
-step far beyond its size.)
+force elements is never evaluated in Python during a step.
+
+On those compiled paths the factors are kept across steps (modified Newton, as in ADAMS and Exudyn)
+while the step coefficient ``c`` stays within ``REUSE_STEP_CHANGE`` of theirs; should Newton fail
+with kept factors, the step is retried at once with fresh ones (``K`` and ``C`` are kept either
+way). That works because Newton starts from the multipliers that the BDF polynomials predict at the
+step's end (``BDF``), not from the last step's. From the last step's it diverged on most steps (free
+slider-crank: 928 failures in 973 reuses): a stale ``G`` in the ``G^T`` column turns the multipliers'
+increment ``d lambda`` over the step into a spurious force ``(G_new - G_old)^T d lambda`` along the
+mechanism's motion, whose effect on its velocities is far above Newton's tolerance (there
+``J_old^-1 (J_new - J_old)`` has a spectral radius of 0.017 but a weighted norm of 8e4, all of it from
+the multiplier columns); from the predicted multipliers ``d lambda`` is the predictor's error, small
+enough.
 
 Near a singular position (nearly dependent constraint rows: a parallelogram through its collinear
 position) the velocity rows of SI2 amplify the round-off of the positions by the square of the
@@ -60,6 +68,9 @@ from multibody.solve.linear import (
 from multibody.solve.newton import ROUNDOFF_ULPS, STAGNATION_ULPS, ConvergenceMonitor, Verdict, roundoff_norm
 
 FORMS = ("I3", "SI2")
+REUSE_STEP_CHANGE = 0.2
+"""Relative change of the step coefficient ``c`` up to which a rigid model's steps reuse the
+factors of an earlier step (modified Newton, ``MechanicalDAE.correct``)."""
 WELL_CONDITIONED = 1e-3
 """Smallest to largest singular value of the constraint Jacobian above which a Newton failure is not
 blamed on the constraints (a lock-up or dead centre drives it towards 0)."""
@@ -110,6 +121,11 @@ class MechanicalDAE:
         self._probe = np.random.default_rng(0).standard_normal(self.m)
         """signs of the position round-off in ``_velocity_roundoff`` (a seeded draw: no special direction)"""
         self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
+        self._no_gram = (np.zeros((0, 0)), np.zeros(0, np.int32))
+        """the dense ``G G^T`` factors that ``dae_kernel.dense_iteration`` takes under I3 (unused)"""
+        self._kept_factors: tuple | None = None
+        """``(c, iteration matrix, G G^T)`` factors of the latest fresh factorization of a rigid model
+        (compiled paths), for modified Newton on the next steps (``correct``)"""
         """``(element_wrench, state_rate)`` of a model without force elements"""
 
     def split(self, y: FloatArray) -> DAEVariables:
@@ -180,40 +196,23 @@ class MechanicalDAE:
         # and (without force elements) no evaluation in Python, the iterations evaluating themselves.
         compiled = system.rigid_only and coupling is None
         state = form.evaluate(q, v, t, x, lam) if not compiled or form.has_loads else None
-        try:
-            if compiled and form.sparse:
-                sparse = self._sparse_pattern()
-                entries = dae_kernel.constraint_entries(q, v, *arguments, pattern)
-                iteration_matrix = Factorization(sparse.iteration_matrix(K, C, c * c, c, entries))
-                gram = Factorization(sparse.gram(entries)) if stabilized and self.m else None
-            elif compiled:
-                matrix, gram_matrix = dae_kernel.dense_iteration_matrices(
-                    q, v, *arguments, pattern, K, C, c * c, c, stabilized
-                )
-                iteration_matrix = Factorization(matrix)
-                gram = Factorization(gram_matrix) if stabilized and self.m else None
-            else:
-                iteration_matrix = Factorization(
-                    coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
-                )
-                gram = Factorization(state.G @ state.G.T) if stabilized and self.m else None
-        except SingularMatrixError as error:
-            singular = f"singular iteration matrix ({error})"
-            return Correction(predicted, z_guess, False, 0, np.inf, lambda: f"{singular}: {self.diagnose(q, v, t)}")
         increment_weights = weights[: self.nq + nv + nx]
         roundoff = roundoff_norm(predicted[: self.nq + nv + nx], increment_weights)
         base_parts = (base_q, base_v, base_x)
-        dense = iteration_matrix.dense_factors
-        if dense is not None:
-            gram_factors = gram.dense_factors if gram is not None else (np.zeros((0, 0)), np.zeros(0, np.int32))
-            factors = (*dense, *gram_factors)
         start = (q, v, x, lam, state)
 
-        def newton(weak: FloatArray, weak_roundoff: float) -> tuple:
-            """Newton's iteration from ``start`` with the rows ``weak`` taken as in I3 (``_weak_rows``):
+        def newton(
+            weak: FloatArray, weak_roundoff: float, iteration_matrix: Factorization, gram: Factorization | None
+        ) -> tuple:
+            """Newton's iteration from ``start`` with the factors ``iteration_matrix`` and ``gram``
+            (None for I3) and the rows ``weak`` taken as in I3 (``_weak_rows``):
             ``(monitor, converged, q, v, x, lam, mu, state, nu)``."""
             q, v, x, lam, state = (*(array.copy() for array in start[:4]), start[4])
             mu = np.zeros(self.m)
+            dense = iteration_matrix.dense_factors
+            if dense is not None:
+                gram_factors = gram.dense_factors if gram is not None else self._no_gram
+                factors = (*dense, *gram_factors)
             monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=max(roundoff, weak_roundoff))
             verdict = Verdict.CONTINUE
             while verdict is Verdict.CONTINUE:
@@ -242,26 +241,90 @@ class MechanicalDAE:
                 verdict = monitor.update(norm)
             return monitor, verdict is Verdict.CONVERGED, q, v, x, lam, mu, state, nu
 
-        # Nearly dependent rows are looked for where they may be the trouble: after a Newton failure,
-        # and at every step while the last one had them (near a singular position).
-        newton_floor = max(tolerance, STAGNATION_ULPS / ROUNDOFF_ULPS * roundoff)
-        weak, weak_roundoff = self._no_weak, 0.0
-        if gram is not None and self._index3_rows:
-            weak, weak_roundoff = self._weak_rows(q, v, t, c, gram, weights, newton_floor, state)
-        monitor, converged, q, v, x, lam, mu, state, nu = newton(weak, weak_roundoff)
-        iteration = monitor.iterations
-        if not converged and gram is not None and not weak.shape[1]:
-            weak, weak_roundoff = self._weak_rows(*start[:2], t, c, gram, weights, newton_floor, start[4])
-            if weak.shape[1]:
-                monitor, converged, q, v, x, lam, mu, state, nu = newton(weak, weak_roundoff)
-                iteration += monitor.iterations
-        self._index3_rows = weak.shape[1] > 0
+        # Modified Newton (rigid models, away from singular positions): first with the factors
+        # of an earlier step at a step coefficient within REUSE_STEP_CHANGE of c (module docstring);
+        # should that fail, afresh.
+        iteration, factorizations = 0, 0
+        kept = self._kept_factors
+        converged = False
+        if (
+            compiled
+            and kept is not None
+            and not refresh_jacobian
+            and not self._index3_rows
+            and abs(c / kept[0] - 1.0) <= REUSE_STEP_CHANGE
+        ):
+            monitor, converged, q, v, x, lam, mu, state, nu = newton(self._no_weak, 0.0, *kept[1:])
+            iteration = monitor.iterations
+        if not converged:
+            factorizations = 1
+            try:
+                iteration_matrix, gram = self._factorize(start, t, c, arguments, coupling, compiled)
+            except SingularMatrixError as error:
+                singular = f"singular iteration matrix ({error})"
+                q, v = start[:2]
+                return Correction(
+                    predicted, z_guess, False, iteration, np.inf, lambda: f"{singular}: {self.diagnose(q, v, t)}", 0
+                )
+            if compiled:
+                self._kept_factors = (c, iteration_matrix, gram)
+            # Nearly dependent rows are looked for where they may be the trouble: after a Newton failure,
+            # and at every step while the last one had them (near a singular position).
+            newton_floor = max(tolerance, STAGNATION_ULPS / ROUNDOFF_ULPS * roundoff)
+            weak, weak_roundoff = self._no_weak, 0.0
+            if gram is not None and self._index3_rows:
+                weak, weak_roundoff = self._weak_rows(*start[:2], t, c, gram, weights, newton_floor, start[4])
+            monitor, converged, q, v, x, lam, mu, state, nu = newton(weak, weak_roundoff, iteration_matrix, gram)
+            iteration += monitor.iterations
+            if not converged and gram is not None and not weak.shape[1]:
+                weak, weak_roundoff = self._weak_rows(*start[:2], t, c, gram, weights, newton_floor, start[4])
+                if weak.shape[1]:
+                    monitor, converged, q, v, x, lam, mu, state, nu = newton(
+                        weak, weak_roundoff, iteration_matrix, gram
+                    )
+                    iteration += monitor.iterations
+            self._index3_rows = weak.shape[1] > 0
         norm = monitor.norm
         if not converged:
-            return Correction(predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t))
+            return Correction(
+                predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t), factorizations
+            )
         rates = form.quadrature_rates(state.loads if state is not None else forces.NO_LOADS, nu, lam)
         energy, work = base[-2] + c * rates[0], base[-1] + c * rates[1]
-        return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
+        y = self.join(q, v, x, energy, work)
+        return Correction(y, np.concatenate([lam, mu]), True, iteration, norm, factorizations=factorizations)
+
+    def _factorize(
+        self,
+        start: tuple,
+        t: float,
+        c: float,
+        arguments: tuple,
+        coupling: tuple | None,
+        compiled: bool,
+    ) -> tuple[Factorization, Factorization | None]:
+        """The factors of the iteration matrix and (SI2) of ``G G^T`` at the iterate ``start = (q, v,
+        x, lam, state)`` for the step coefficient ``c`` (``state``: the evaluation there, None on the
+        compiled paths without force elements); raises ``SingularMatrixError``."""
+        form = self.formulation
+        q, v, _, _, state = start
+        K, C, _ = self._jacobians
+        stabilized = self.form == "SI2" and self.m > 0
+        pattern = form.assembler.pattern
+        if compiled and form.sparse:
+            sparse = self._sparse_pattern()
+            entries = dae_kernel.constraint_entries(q, v, *arguments, pattern)
+            iteration_matrix = Factorization(sparse.iteration_matrix(K, C, c * c, c, entries))
+            return iteration_matrix, Factorization(sparse.gram(entries)) if stabilized else None
+        if compiled:
+            matrix, gram_matrix = dae_kernel.dense_iteration_matrices(
+                q, v, *arguments, pattern, K, C, c * c, c, stabilized
+            )
+            return Factorization(matrix), Factorization(gram_matrix) if stabilized else None
+        iteration_matrix = Factorization(
+            coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
+        )
+        return iteration_matrix, Factorization(state.G @ state.G.T) if stabilized else None
 
     def _weak_rows(
         self,
