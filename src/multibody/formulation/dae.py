@@ -65,7 +65,15 @@ from multibody.solve.linear import (
     dependent_rows,
     to_dense,
 )
-from multibody.solve.newton import ROUNDOFF_ULPS, STAGNATION_ULPS, ConvergenceMonitor, Verdict, roundoff_norm
+from multibody.solve.newton import (
+    CONVERGED,
+    ROUNDOFF_FRACTION,
+    ROUNDOFF_ULPS,
+    STAGNATION_ULPS,
+    ConvergenceMonitor,
+    Verdict,
+    roundoff_norm,
+)
 
 FORMS = ("I3", "SI2")
 REUSE_STEP_CHANGE = 0.2
@@ -206,14 +214,23 @@ class MechanicalDAE:
         ) -> tuple:
             """Newton's iteration from ``start`` with the factors ``iteration_matrix`` and ``gram``
             (None for I3) and the rows ``weak`` taken as in I3 (``_weak_rows``):
-            ``(monitor, converged, q, v, x, lam, mu, state, nu)``."""
+            ``(iterations, last increment norm, converged, q, v, x, lam, mu, state, nu)``."""
             q, v, x, lam, state = (*(array.copy() for array in start[:4]), start[4])
             mu = np.zeros(self.m)
+            roundoff_floor = max(roundoff, weak_roundoff)
             dense = iteration_matrix.dense_factors
             if dense is not None:
-                gram_factors = gram.dense_factors if gram is not None else self._no_gram
-                factors = (*dense, *gram_factors)
-            monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=max(roundoff, weak_roundoff))
+                factors = (*dense, *(gram.dense_factors if gram is not None else self._no_gram))
+            if dense is not None and system.rigid_only and not form.has_loads:
+                # Loads constant over the iterations: the whole loop is one compiled call.
+                loads = (state.element_wrench, state.state_rate) if state is not None else self._no_loads
+                iterate = (q, v, x, lam, mu, base_parts, c, stabilized)
+                convergence = (tolerance, self.max_iterations, ROUNDOFF_FRACTION, roundoff_floor)
+                verdict, iterations, norm, nu = dae_kernel.dense_newton(
+                    *iterate, *arguments, loads, pattern, factors, increment_weights, weak, convergence
+                )
+                return iterations, norm, verdict == CONVERGED, q, v, x, lam, mu, state, nu
+            monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=roundoff_floor)
             verdict = Verdict.CONTINUE
             while verdict is Verdict.CONTINUE:
                 if monitor.iterations > 0 and (form.has_loads or not system.rigid_only):
@@ -239,7 +256,7 @@ class MechanicalDAE:
                         q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, increment_weights
                     )
                 verdict = monitor.update(norm)
-            return monitor, verdict is Verdict.CONVERGED, q, v, x, lam, mu, state, nu
+            return monitor.iterations, monitor.norm, verdict is Verdict.CONVERGED, q, v, x, lam, mu, state, nu
 
         # Modified Newton (rigid models, away from singular positions): first with the factors
         # of an earlier step at a step coefficient within REUSE_STEP_CHANGE of c (module docstring);
@@ -254,8 +271,8 @@ class MechanicalDAE:
             and not self._index3_rows
             and abs(c / kept[0] - 1.0) <= REUSE_STEP_CHANGE
         ):
-            monitor, converged, q, v, x, lam, mu, state, nu = newton(self._no_weak, 0.0, *kept[1:])
-            iteration = monitor.iterations
+            iterations, norm, converged, q, v, x, lam, mu, state, nu = newton(self._no_weak, 0.0, *kept[1:])
+            iteration = iterations
         if not converged:
             factorizations = 1
             try:
@@ -274,17 +291,17 @@ class MechanicalDAE:
             weak, weak_roundoff = self._no_weak, 0.0
             if gram is not None and self._index3_rows:
                 weak, weak_roundoff = self._weak_rows(*start[:2], t, c, gram, weights, newton_floor, start[4])
-            monitor, converged, q, v, x, lam, mu, state, nu = newton(weak, weak_roundoff, iteration_matrix, gram)
-            iteration += monitor.iterations
+            solution = newton(weak, weak_roundoff, iteration_matrix, gram)
+            iterations, norm, converged, q, v, x, lam, mu, state, nu = solution
+            iteration += iterations
             if not converged and gram is not None and not weak.shape[1]:
                 weak, weak_roundoff = self._weak_rows(*start[:2], t, c, gram, weights, newton_floor, start[4])
                 if weak.shape[1]:
-                    monitor, converged, q, v, x, lam, mu, state, nu = newton(
+                    iterations, norm, converged, q, v, x, lam, mu, state, nu = newton(
                         weak, weak_roundoff, iteration_matrix, gram
                     )
-                    iteration += monitor.iterations
+                    iteration += iterations
             self._index3_rows = weak.shape[1] > 0
-        norm = monitor.norm
         if not converged:
             return Correction(
                 predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t), factorizations

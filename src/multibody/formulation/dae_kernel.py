@@ -26,6 +26,7 @@ from numba import njit
 
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
+from multibody.solve.newton import CONTINUE, verdict_code
 
 
 @njit(cache=True)
@@ -260,6 +261,48 @@ def dense_iteration(
     mu_increment = lu_solve(gram_lu, gram_pivots, gram_rhs) if stabilized else gram_rhs
     norm = close_iteration(q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, weights)
     return norm, nu
+
+
+@njit(cache=True)
+def dense_newton(
+    q: np.ndarray,
+    v: np.ndarray,
+    x: np.ndarray,
+    lam: np.ndarray,
+    mu: np.ndarray,
+    base: tuple,
+    c: float,
+    stabilized: bool,
+    system: tuple,
+    rows: tuple,
+    f: np.ndarray,
+    f_dot: np.ndarray,
+    loads: tuple,
+    pattern: tuple,
+    factors: tuple,
+    weights: np.ndarray,
+    weak_rows: np.ndarray,
+    convergence: tuple,
+) -> tuple:
+    """Newton's iteration of ``dense_iteration`` (the same arguments, ``loads = (element_wrench,
+    state_rate)`` constant: a model without force elements) until ``newton.verdict_code`` of the
+    increments says converged or diverging, with ``convergence = (tolerance, max_iterations,
+    roundoff_fraction, roundoff)`` of ``newton.ConvergenceMonitor``. Updates ``q, v, x, lam, mu`` in
+    place; returns ``(verdict code, iterations, last increment norm, nu)``."""
+    tolerance, max_iterations, roundoff_fraction, roundoff = convergence
+    element_wrench, state_rate = loads
+    iterations, previous, verdict = 0, 0.0, CONTINUE
+    norm, nu = np.inf, np.empty(0)
+    while verdict == CONTINUE:
+        norm, nu = dense_iteration(
+            q, v, x, lam, mu, base, c, stabilized, system, rows, f, f_dot, element_wrench, state_rate, pattern,
+            factors, weights, weak_rows,
+        )
+        iterations += 1
+        verdict = verdict_code(norm, previous, iterations, tolerance, max_iterations, roundoff_fraction, roundoff)
+        if not np.isnan(norm):
+            previous = norm
+    return verdict, iterations, norm, nu
 
 
 @njit(cache=True)
