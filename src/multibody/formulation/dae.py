@@ -56,6 +56,7 @@ import numpy as np
 
 from multibody.formulation import constraints, dae_kernel, forces
 from multibody.formulation import frames as kinematics
+from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.iteration_matrix import SparseIterationPattern, coupled_iteration_matrix
 from multibody.solve.integrators.base import Correction, FloatArray
@@ -130,7 +131,7 @@ class MechanicalDAE:
         """signs of the position round-off in ``_velocity_roundoff`` (a seeded draw: no special direction)"""
         self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
         self._no_gram = (np.zeros((0, 0)), np.zeros(0, np.int32))
-        """the dense ``G G^T`` factors that ``dae_kernel.dense_iteration`` takes under I3 (unused)"""
+        """the ``G G^T`` factors that ``dae_kernel.compiled_iteration`` takes under I3 (unused)"""
         self._kept_factors: tuple | None = None
         """``(c, iteration matrix, G G^T)`` factors of the latest fresh factorization of a rigid model
         (compiled paths), for modified Newton on the next steps (``correct``)"""
@@ -188,7 +189,8 @@ class MechanicalDAE:
         v, x = predicted[nq : nq + nv].copy(), predicted[nq + nv : nq + nv + nx].copy()
         # Start from positions consistent with the predicted velocities, so that Newton's first
         # increment (which assumes dq = c N dv) is not polluted by a predictor mismatch in q.
-        q = base_q + c * kinematics.position_rate(system, q_predicted, v)
+        rate = rigid.position_rate(q_predicted, v) if system.rigid_only else kinematics.position_rate(system, q_predicted, v)
+        q = base_q + c * rate
         lam = z_guess[: self.m].copy()
         if refresh_jacobian or self._jacobians is None:
             self._jacobians = (
@@ -218,15 +220,18 @@ class MechanicalDAE:
             q, v, x, lam, state = (*(array.copy() for array in start[:4]), start[4])
             mu = np.zeros(self.m)
             roundoff_floor = max(roundoff, weak_roundoff)
-            dense = iteration_matrix.dense_factors
-            if dense is not None:
-                factors = (*dense, *(gram.dense_factors if gram is not None else self._no_gram))
-            if dense is not None and system.rigid_only and not form.has_loads:
+            factors = None  # as the compiled iterations take them (rigid bodies)
+            if system.rigid_only:
+                matrix_factors = iteration_matrix.kernel_factors
+                gram_factors = gram.kernel_factors if gram is not None else self._no_gram
+                if matrix_factors is not None and gram_factors is not None:
+                    factors = (matrix_factors, gram_factors)
+            if factors is not None and not form.has_loads:
                 # Loads constant over the iterations: the whole loop is one compiled call.
                 loads = (state.element_wrench, state.state_rate) if state is not None else self._no_loads
                 iterate = (q, v, x, lam, mu, base_parts, c, stabilized)
                 convergence = (tolerance, self.max_iterations, ROUNDOFF_FRACTION, roundoff_floor)
-                verdict, iterations, norm, nu = dae_kernel.dense_newton(
+                verdict, iterations, norm, nu = dae_kernel.compiled_newton(
                     *iterate, *arguments, loads, pattern, factors, increment_weights, weak, convergence
                 )
                 return iterations, norm, verdict == CONVERGED, q, v, x, lam, mu, state, nu
@@ -240,9 +245,9 @@ class MechanicalDAE:
                     norm, nu = self._modal_iteration(
                         state, q, v, x, lam, mu, base_parts, c, iteration_matrix, gram, weights, weak
                     )
-                elif dense is not None:
+                elif factors is not None:
                     iterate = (q, v, x, lam, mu, base_parts, c, stabilized)
-                    norm, nu = dae_kernel.dense_iteration(
+                    norm, nu = dae_kernel.compiled_iteration(
                         *iterate, *arguments, *loads, pattern, factors, increment_weights, weak
                     )
                 else:
@@ -462,7 +467,7 @@ class MechanicalDAE:
     ) -> tuple[float, FloatArray]:
         """One Newton iteration in NumPy on the evaluation ``state`` at the iterate, for models with
         flexible bodies or cables (whose kinds are not compiled into ``dae_kernel``): the same equations as
-        ``dae_kernel.dense_iteration`` with the state-dependent ``M(q)``. Updates ``q, v, x, lam, mu``
+        ``dae_kernel.compiled_iteration`` with the state-dependent ``M(q)``. Updates ``q, v, x, lam, mu``
         in place; returns ``(weighted rms of the increment, nu)``."""
         base_q, base_v, base_x = base
         nv, nx = self.nv, self.nx
