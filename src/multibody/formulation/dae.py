@@ -32,7 +32,8 @@ force elements is never evaluated in Python during a step.
 On those compiled paths the factors are kept across steps (modified Newton, as in ADAMS and Exudyn)
 while the step coefficient ``c`` stays within ``REUSE_STEP_CHANGE`` of theirs; should Newton fail
 with kept factors, the step is retried at once with fresh ones (``K`` and ``C`` are kept either
-way). That works because Newton starts from the multipliers that the BDF polynomials predict at the
+way), and those of small models are also renewed after a step that converged slowly with them
+(``REUSE_SLOW_ITERATIONS``, ``RENEWING_SIZE``). That works because Newton starts from the multipliers that the BDF polynomials predict at the
 step's end (``BDF``), not from the last step's. From the last step's it diverged on most steps (free
 slider-crank: 928 failures in 973 reuses): a stale ``G`` in the ``G^T`` column turns the multipliers'
 increment ``d lambda`` over the step into a spurious force ``(G_new - G_old)^T d lambda`` along the
@@ -80,6 +81,13 @@ FORMS = ("I3", "SI2")
 REUSE_STEP_CHANGE = 0.2
 """Relative change of the step coefficient ``c`` up to which a rigid model's steps reuse the
 factors of an earlier step (modified Newton, ``MechanicalDAE.correct``)."""
+REUSE_SLOW_ITERATIONS = 3
+"""Iterations from which a step of a small model (``RENEWING_SIZE``) with kept factors counts as
+converging slowly, so that the next step factorizes afresh."""
+RENEWING_SIZE = 200
+"""Unknowns (velocities and multipliers) below which a factorization costs about one iteration
+(free slider-crank: 35; 10-link chain: 110), so that factors are renewed after a slow step; larger
+models (chains of 50 and 200 links: 8 and 3 % slower with renewal) keep them until they fail."""
 WELL_CONDITIONED = 1e-3
 """Smallest to largest singular value of the constraint Jacobian above which a Newton failure is not
 blamed on the constraints (a lock-up or dead centre drives it towards 0)."""
@@ -278,6 +286,8 @@ class MechanicalDAE:
         ):
             iterations, norm, converged, q, v, x, lam, mu, state, nu = newton(self._no_weak, 0.0, *kept[1:])
             iteration = iterations
+            if iterations >= REUSE_SLOW_ITERATIONS and self.nv + self.m < RENEWING_SIZE:
+                self._kept_factors = None
         if not converged:
             factorizations = 1
             try:
