@@ -197,7 +197,11 @@ class MechanicalDAE:
         v, x = predicted[nq : nq + nv].copy(), predicted[nq + nv : nq + nv + nx].copy()
         # Start from positions consistent with the predicted velocities, so that Newton's first
         # increment (which assumes dq = c N dv) is not polluted by a predictor mismatch in q.
-        rate = rigid.position_rate(q_predicted, v) if system.rigid_only else kinematics.position_rate(system, q_predicted, v)
+        rate = (
+            rigid.position_rate(q_predicted, v)
+            if system.rigid_only
+            else kinematics.position_rate(system, q_predicted, v)
+        )
         q = base_q + c * rate
         lam = z_guess[: self.m].copy()
         if refresh_jacobian or self._jacobians is None:
@@ -205,7 +209,7 @@ class MechanicalDAE:
                 *form.force_jacobians(q, v, t, lam, x),
                 form.coupling_jacobians(q, v, x, t, lam),
             )
-        K, C, coupling = self._jacobians
+        coupling = self._jacobians[2]
         stabilized = self.form == "SI2"
         f, f_dot = constraints.driver_values(form.rows, t, 1)
         arguments = (form.kernel_system, form.rows.kernel_arrays, f, f_dot)

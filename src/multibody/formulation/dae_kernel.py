@@ -358,8 +358,24 @@ def compiled_newton(
     norm, nu = np.inf, np.empty(0)
     while verdict == CONTINUE:
         norm, nu = compiled_iteration(
-            q, v, x, lam, mu, base, c, stabilized, system, rows, f, f_dot, element_wrench, state_rate, pattern,
-            factors, weights, weak_rows,
+            q,
+            v,
+            x,
+            lam,
+            mu,
+            base,
+            c,
+            stabilized,
+            system,
+            rows,
+            f,
+            f_dot,
+            element_wrench,
+            state_rate,
+            pattern,
+            factors,
+            weights,
+            weak_rows,
         )
         iterations += 1
         verdict = verdict_code(norm, previous, iterations, tolerance, max_iterations, roundoff_fraction, roundoff)
