@@ -21,10 +21,10 @@ there is one (``CartesianFormulation.coupling_jacobians``)::
      [-c^2 F_q - c F_v,   I - c F_x,  -F_lam     ],
      [G,                  0,          0          ]]
 
-For SI2 the ``mu`` correction follows from ``G G^T dmu = Phi/c + G dv``. The matrices are
-factorized once per step; each iteration (evaluation, residual, solves, updates) is compiled in
-``multibody.formulation.dae_kernel``, with the force elements' loads evaluated in Python at the
-iterate when the model has any. For rigid bodies without state coupling the matrices themselves
+For SI2 the ``mu`` correction follows from ``G G^T dmu = Phi/c + G dv``. Each iteration (evaluation,
+residual, solves, updates) is compiled in ``multibody.formulation.dae_kernel``, with the force
+elements' loads evaluated in Python at the iterate when the model has any (without them the whole
+Newton loop is one compiled call). For rigid bodies without state coupling the matrices themselves
 come from one compiled evaluation (``dae_kernel.dense_iteration_matrices``, or refilled in the
 fixed sparse pattern of ``iteration_matrix.SparseIterationPattern``), so that a model without
 force elements is never evaluated in Python during a step.
@@ -33,14 +33,15 @@ On those compiled paths the factors are kept across steps (modified Newton, as i
 while the step coefficient ``c`` stays within ``REUSE_STEP_CHANGE`` of theirs; should Newton fail
 with kept factors, the step is retried at once with fresh ones (``K`` and ``C`` are kept either
 way), and those of small models are also renewed after a step that converged slowly with them
-(``REUSE_SLOW_ITERATIONS``, ``RENEWING_SIZE``). That works because Newton starts from the multipliers that the BDF polynomials predict at the
-step's end (``BDF``), not from the last step's. From the last step's it diverged on most steps (free
-slider-crank: 928 failures in 973 reuses): a stale ``G`` in the ``G^T`` column turns the multipliers'
-increment ``d lambda`` over the step into a spurious force ``(G_new - G_old)^T d lambda`` along the
-mechanism's motion, whose effect on its velocities is far above Newton's tolerance (there
-``J_old^-1 (J_new - J_old)`` has a spectral radius of 0.017 but a weighted norm of 8e4, all of it from
-the multiplier columns); from the predicted multipliers ``d lambda`` is the predictor's error, small
-enough.
+(``REUSE_SLOW_ITERATIONS``, ``RENEWING_SIZE``). Other models factorize once per step. Reuse works
+because Newton starts from the multipliers that the BDF polynomials predict at the step's end
+(``BDF``), not from the last step's. From the last step's it diverged on most steps (free
+slider-crank: 928 failures in 973 reuses; from the predicted ones 22 in 745): a stale ``G`` in the
+``G^T`` column turns the multipliers' increment ``d lambda`` over the step into a spurious force
+``(G_new - G_old)^T d lambda`` along the mechanism's motion, whose effect on its velocities is far
+above Newton's tolerance (there ``J_old^-1 (J_new - J_old)`` has a spectral radius of 0.017 but a
+weighted norm of 8e4, all of it from the multiplier columns: not the bodies' small axial inertias,
+nor stale velocity rows); from the predicted multipliers ``d lambda`` is the predictor's error.
 
 Near a singular position (nearly dependent constraint rows: a parallelogram through its collinear
 position) the velocity rows of SI2 amplify the round-off of the positions by the square of the
