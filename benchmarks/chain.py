@@ -14,13 +14,17 @@ the ratio of wall times (ours / Exudyn) and Exudyn's link-1 angles are printed a
 chain is chaotic for large N, so the angles are comparable at 1 s; at the end they only say
 both runs stayed bounded.
 
-Usage: ``python benchmarks/chain.py [--sizes 2 10 50 200] [--t-end 10] [--no-exudyn]``
+With ``--repeat n`` every size runs n interleaved rounds (ours, Exudyn, Exudyn 2D) and the fastest
+of each is reported, so that a change of load on a shared machine moves both sides alike.
+
+Usage: ``python benchmarks/chain.py [--sizes 2 10 50 200] [--t-end 10] [--no-exudyn] [--repeat 3]``
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -212,6 +216,11 @@ def run_exudyn_planar(n_links: int, t_end: float) -> Run:
     return Run(wall_time, steps, samples[:, 0], link1_angle(samples[:, 1:4]))
 
 
+def fastest(runs: Iterable[Run]) -> Run:
+    """The run of least wall time among ``runs``."""
+    return min(runs, key=lambda run: run.wall_time)
+
+
 def growth_exponent(sizes: list[int], cost: list[float]) -> float:
     """Least-squares slope of log(cost) against log(N): cost ~ N^slope."""
     return float(np.polyfit(np.log(sizes), np.log(cost), 1)[0])
@@ -222,6 +231,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[2, 10, 50, 200], help="numbers of links N")
     parser.add_argument("--t-end", type=float, default=10.0, help="simulated time [s]")
     parser.add_argument("--no-exudyn", action="store_true", help="skip the Exudyn comparison")
+    parser.add_argument("--repeat", type=int, default=1, help="interleaved rounds per size; the fastest is reported")
     args = parser.parse_args()
 
     with_exudyn = not args.no_exudyn
@@ -247,15 +257,21 @@ def main() -> None:
     print(header)
     per_step: list[float] = []
     for n_links in args.sizes:
-        ours = run_ours(n_links, t_end)
+        rounds = [
+            (
+                run_ours(n_links, t_end),
+                *((run_exudyn(n_links, t_end), run_exudyn_planar(n_links, t_end)) if with_exudyn else ()),
+            )
+            for _ in range(max(args.repeat, 1))
+        ]
+        ours = fastest(run[0] for run in rounds)
         row = (
             f"{n_links:>4} {ours.wall_time:>9.3f} {1e6 * ours.wall_time / ours.steps:>9.1f} {ours.steps:>7d} "
             f"{ours.energy_drift:>9.2e} {ours.angle_at(check_time):>9.5f} {ours.angle_at(t_end):>10.4f}"
         )
         per_step.append(ours.wall_time / ours.steps)
         if with_exudyn:
-            theirs = run_exudyn(n_links, t_end)
-            planar = run_exudyn_planar(n_links, t_end)
+            theirs, planar = fastest(run[1] for run in rounds), fastest(run[2] for run in rounds)
             row += (
                 f" | {theirs.wall_time:>8.3f} {1e6 * theirs.wall_time / theirs.steps:>8.1f} "
                 f"{ours.wall_time / theirs.wall_time:>8.2f} {theirs.angle_at(check_time):>9.5f} "

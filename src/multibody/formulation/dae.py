@@ -21,17 +21,27 @@ there is one (``CartesianFormulation.coupling_jacobians``)::
      [-c^2 F_q - c F_v,   I - c F_x,  -F_lam     ],
      [G,                  0,          0          ]]
 
-For SI2 the ``mu`` correction follows from ``G G^T dmu = Phi/c + G dv``. The matrices are
-factorized once per step; each iteration (evaluation, residual, solves, updates) is compiled in
-``multibody.formulation.dae_kernel``, with the force elements' loads evaluated in Python at the
-iterate when the model has any. For rigid bodies without state coupling the matrices themselves
+For SI2 the ``mu`` correction follows from ``G G^T dmu = Phi/c + G dv``. Each iteration (evaluation,
+residual, solves, updates) is compiled in ``multibody.formulation.dae_kernel``, with the force
+elements' loads evaluated in Python at the iterate when the model has any (without them the whole
+Newton loop is one compiled call). For rigid bodies without state coupling the matrices themselves
 come from one compiled evaluation (``dae_kernel.dense_iteration_matrices``, or refilled in the
 fixed sparse pattern of ``iteration_matrix.SparseIterationPattern``), so that a model without
-force elements is never evaluated in Python during a step. (Keeping the factors across steps, as
-modified Newton in ADAMS and Exudyn does, was tried and dropped: with the iteration matrix of the
-previous step, at the same ``c``, Newton on the free slider-crank diverged on most steps; the
-saddle-point matrix of bodies with small axial inertias amplifies the change of ``G`` over one
-step far beyond its size.)
+force elements is never evaluated in Python during a step.
+
+On those compiled paths the factors are kept across steps (modified Newton, as in ADAMS and Exudyn)
+while the step coefficient ``c`` stays within ``REUSE_STEP_CHANGE`` of theirs; should Newton fail
+with kept factors, the step is retried at once with fresh ones (``K`` and ``C`` are kept either
+way), and those of small models are also renewed after a step that converged slowly with them
+(``REUSE_SLOW_ITERATIONS``, ``RENEWING_SIZE``). Other models factorize once per step. Reuse works
+because Newton starts from the multipliers that the BDF polynomials predict at the step's end
+(``BDF``), not from the last step's. From the last step's it diverged on most steps (free
+slider-crank: 928 failures in 973 reuses; from the predicted ones 22 in 745): a stale ``G`` in the
+``G^T`` column turns the multipliers' increment ``d lambda`` over the step into a spurious force
+``(G_new - G_old)^T d lambda`` along the mechanism's motion, whose effect on its velocities is far
+above Newton's tolerance (there ``J_old^-1 (J_new - J_old)`` has a spectral radius of 0.017 but a
+weighted norm of 8e4, all of it from the multiplier columns: not the bodies' small axial inertias,
+nor stale velocity rows); from the predicted multipliers ``d lambda`` is the predictor's error.
 
 Near a singular position (nearly dependent constraint rows: a parallelogram through its collinear
 position) the velocity rows of SI2 amplify the round-off of the positions by the square of the
@@ -48,6 +58,7 @@ import numpy as np
 
 from multibody.formulation import constraints, dae_kernel, forces
 from multibody.formulation import frames as kinematics
+from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.iteration_matrix import SparseIterationPattern, coupled_iteration_matrix
 from multibody.solve.integrators.base import Correction, FloatArray
@@ -57,10 +68,28 @@ from multibody.solve.linear import (
     dependent_rows,
     to_dense,
 )
-from multibody.solve.newton import ROUNDOFF_ULPS, STAGNATION_ULPS, ConvergenceMonitor, Verdict, roundoff_norm
+from multibody.solve.newton import (
+    CONVERGED,
+    ROUNDOFF_FRACTION,
+    ROUNDOFF_ULPS,
+    STAGNATION_ULPS,
+    ConvergenceMonitor,
+    Verdict,
+    roundoff_norm,
+)
 from multibody.system.layout import FIRST_ORDER
 
 FORMS = ("I3", "SI2")
+REUSE_STEP_CHANGE = 0.2
+"""Relative change of the step coefficient ``c`` up to which a rigid model's steps reuse the
+factors of an earlier step (modified Newton, ``MechanicalDAE.correct``)."""
+REUSE_SLOW_ITERATIONS = 3
+"""Iterations from which a step of a small model (``RENEWING_SIZE``) with kept factors counts as
+converging slowly, so that the next step factorizes afresh."""
+RENEWING_SIZE = 200
+"""Unknowns (velocities and multipliers) below which a factorization costs about one iteration
+(free slider-crank: 35; 10-link chain: 110), so that factors are renewed after a slow step; larger
+models (chains of 50 and 200 links: 8 and 3 % slower with renewal) keep them until they fail."""
 WELL_CONDITIONED = 1e-3
 """Smallest to largest singular value of the constraint Jacobian above which a Newton failure is not
 blamed on the constraints (a lock-up or dead centre drives it towards 0)."""
@@ -111,6 +140,11 @@ class MechanicalDAE:
         self._probe = np.random.default_rng(0).standard_normal(self.m)
         """signs of the position round-off in ``_velocity_roundoff`` (a seeded draw: no special direction)"""
         self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
+        self._no_gram = (np.zeros((0, 0)), np.zeros(0, np.int32))
+        """the ``G G^T`` factors that ``dae_kernel.compiled_iteration`` takes under I3 (unused)"""
+        self._kept_factors: tuple | None = None
+        """``(c, iteration matrix, G G^T)`` factors of the latest fresh factorization of a rigid model
+        (compiled paths), for modified Newton on the next steps (``correct``)"""
         """``(element_wrench, state_rate)`` of a model without force elements"""
 
     def split(self, y: FloatArray) -> DAEVariables:
@@ -165,14 +199,19 @@ class MechanicalDAE:
         v, x = predicted[nq : nq + nv].copy(), predicted[nq + nv : nq + nv + nx].copy()
         # Start from positions consistent with the predicted velocities, so that Newton's first
         # increment (which assumes dq = c N dv) is not polluted by a predictor mismatch in q.
-        q = base_q + c * kinematics.position_rate(system, q_predicted, v)
+        rate = (
+            rigid.position_rate(q_predicted, v)
+            if system.rigid_only
+            else kinematics.position_rate(system, q_predicted, v)
+        )
+        q = base_q + c * rate
         lam = z_guess[: self.m].copy()
         if refresh_jacobian or self._jacobians is None:
             self._jacobians = (
                 *form.force_jacobians(q, v, t, lam, x),
                 form.coupling_jacobians(q, v, x, t, lam),
             )
-        K, C, coupling = self._jacobians
+        coupling = self._jacobians[2]
         stabilized = self.form == "SI2"
         f, f_dot = constraints.driver_values(form.rows, t, 1)
         arguments = (form.kernel_system, form.rows.kernel_arrays, f, f_dot)
@@ -181,41 +220,36 @@ class MechanicalDAE:
         # and (without force elements) no evaluation in Python, the iterations evaluating themselves.
         compiled = system.rigid_only and coupling is None
         state = form.evaluate(q, v, t, x, lam) if not compiled or form.has_loads else None
-        try:
-            if compiled and form.sparse:
-                sparse = self._sparse_pattern()
-                entries = dae_kernel.constraint_entries(q, v, *arguments, pattern)
-                iteration_matrix = Factorization(sparse.iteration_matrix(K, C, c * c, c, entries))
-                gram = Factorization(sparse.gram(entries)) if stabilized and self.m else None
-            elif compiled:
-                matrix, gram_matrix = dae_kernel.dense_iteration_matrices(
-                    q, v, *arguments, pattern, K, C, c * c, c, stabilized
-                )
-                iteration_matrix = Factorization(matrix)
-                gram = Factorization(gram_matrix) if stabilized and self.m else None
-            else:
-                iteration_matrix = Factorization(
-                    coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
-                )
-                gram = Factorization(state.G @ state.G.T) if stabilized and self.m else None
-        except SingularMatrixError as error:
-            singular = f"singular iteration matrix ({error})"
-            return Correction(predicted, z_guess, False, 0, np.inf, lambda: f"{singular}: {self.diagnose(q, v, t)}")
         increment_weights = weights[: self.nq + nv + nx]
         roundoff = roundoff_norm(predicted[: self.nq + nv + nx], increment_weights)
         base_parts = (base_q, base_v, base_x)
-        dense = iteration_matrix.dense_factors
-        if dense is not None:
-            gram_factors = gram.dense_factors if gram is not None else (np.zeros((0, 0)), np.zeros(0, np.int32))
-            factors = (*dense, *gram_factors)
         start = (q, v, x, lam, state)
 
-        def newton(weak: FloatArray, weak_roundoff: float) -> tuple:
-            """Newton's iteration from ``start`` with the rows ``weak`` taken as in I3 (``_weak_rows``):
-            ``(monitor, converged, q, v, x, lam, mu, state, nu)``."""
+        def newton(
+            weak: FloatArray, weak_roundoff: float, iteration_matrix: Factorization, gram: Factorization | None
+        ) -> tuple:
+            """Newton's iteration from ``start`` with the factors ``iteration_matrix`` and ``gram``
+            (None for I3) and the rows ``weak`` taken as in I3 (``_weak_rows``):
+            ``(iterations, last increment norm, converged, q, v, x, lam, mu, state, nu)``."""
             q, v, x, lam, state = (*(array.copy() for array in start[:4]), start[4])
             mu = np.zeros(self.m)
-            monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=max(roundoff, weak_roundoff))
+            roundoff_floor = max(roundoff, weak_roundoff)
+            factors = None  # as the compiled iterations take them (rigid bodies)
+            if system.rigid_only:
+                matrix_factors = iteration_matrix.kernel_factors
+                gram_factors = gram.kernel_factors if gram is not None else self._no_gram
+                if matrix_factors is not None and gram_factors is not None:
+                    factors = (matrix_factors, gram_factors)
+            if factors is not None and not form.has_loads:
+                # Loads constant over the iterations: the whole loop is one compiled call.
+                loads = (state.element_wrench, state.state_rate) if state is not None else self._no_loads
+                iterate = (q, v, x, lam, mu, base_parts, c, stabilized)
+                convergence = (tolerance, self.max_iterations, ROUNDOFF_FRACTION, roundoff_floor)
+                verdict, iterations, norm, nu = dae_kernel.compiled_newton(
+                    *iterate, *arguments, loads, pattern, factors, increment_weights, weak, convergence
+                )
+                return iterations, norm, verdict == CONVERGED, q, v, x, lam, mu, state, nu
+            monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=roundoff_floor)
             verdict = Verdict.CONTINUE
             while verdict is Verdict.CONTINUE:
                 if monitor.iterations > 0 and (form.has_loads or not system.rigid_only):
@@ -225,9 +259,9 @@ class MechanicalDAE:
                     norm, nu = self._modal_iteration(
                         state, q, v, x, lam, mu, base_parts, c, iteration_matrix, gram, weights, weak
                     )
-                elif dense is not None:
+                elif factors is not None:
                     iterate = (q, v, x, lam, mu, base_parts, c, stabilized)
-                    norm, nu = dae_kernel.dense_iteration(
+                    norm, nu = dae_kernel.compiled_iteration(
                         *iterate, *arguments, *loads, pattern, factors, increment_weights, weak
                     )
                 else:
@@ -241,28 +275,94 @@ class MechanicalDAE:
                         q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, increment_weights
                     )
                 verdict = monitor.update(norm)
-            return monitor, verdict is Verdict.CONVERGED, q, v, x, lam, mu, state, nu
+            return monitor.iterations, monitor.norm, verdict is Verdict.CONVERGED, q, v, x, lam, mu, state, nu
 
-        # Nearly dependent rows are looked for where they may be the trouble: after a Newton failure,
-        # and at every step while the last one had them (near a singular position).
-        newton_floor = max(tolerance, STAGNATION_ULPS / ROUNDOFF_ULPS * roundoff)
-        weak, weak_roundoff = self._no_weak, 0.0
-        if gram is not None and self._index3_rows:
-            weak, weak_roundoff = self._weak_rows(q, v, t, c, gram, weights, newton_floor, state)
-        monitor, converged, q, v, x, lam, mu, state, nu = newton(weak, weak_roundoff)
-        iteration = monitor.iterations
-        if not converged and gram is not None and not weak.shape[1]:
-            weak, weak_roundoff = self._weak_rows(*start[:2], t, c, gram, weights, newton_floor, start[4])
-            if weak.shape[1]:
-                monitor, converged, q, v, x, lam, mu, state, nu = newton(weak, weak_roundoff)
-                iteration += monitor.iterations
-        self._index3_rows = weak.shape[1] > 0
-        norm = monitor.norm
+        # Modified Newton (rigid models, away from singular positions): first with the factors
+        # of an earlier step at a step coefficient within REUSE_STEP_CHANGE of c (module docstring);
+        # should that fail, afresh.
+        iteration, factorizations = 0, 0
+        kept = self._kept_factors
+        converged = False
+        if (
+            compiled
+            and kept is not None
+            and not refresh_jacobian
+            and not self._index3_rows
+            and abs(c / kept[0] - 1.0) <= REUSE_STEP_CHANGE
+        ):
+            iterations, norm, converged, q, v, x, lam, mu, state, nu = newton(self._no_weak, 0.0, *kept[1:])
+            iteration = iterations
+            if iterations >= REUSE_SLOW_ITERATIONS and self.nv + self.m < RENEWING_SIZE:
+                self._kept_factors = None
         if not converged:
-            return Correction(predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t))
+            factorizations = 1
+            try:
+                iteration_matrix, gram = self._factorize(start, t, c, arguments, coupling, compiled)
+            except SingularMatrixError as error:
+                singular = f"singular iteration matrix ({error})"
+                q, v = start[:2]
+                return Correction(
+                    predicted, z_guess, False, iteration, np.inf, lambda: f"{singular}: {self.diagnose(q, v, t)}", 0
+                )
+            if compiled:
+                self._kept_factors = (c, iteration_matrix, gram)
+            # Nearly dependent rows are looked for where they may be the trouble: after a Newton failure,
+            # and at every step while the last one had them (near a singular position).
+            newton_floor = max(tolerance, STAGNATION_ULPS / ROUNDOFF_ULPS * roundoff)
+            weak, weak_roundoff = self._no_weak, 0.0
+            if gram is not None and self._index3_rows:
+                weak, weak_roundoff = self._weak_rows(*start[:2], t, c, gram, weights, newton_floor, start[4])
+            solution = newton(weak, weak_roundoff, iteration_matrix, gram)
+            iterations, norm, converged, q, v, x, lam, mu, state, nu = solution
+            iteration += iterations
+            if not converged and gram is not None and not weak.shape[1]:
+                weak, weak_roundoff = self._weak_rows(*start[:2], t, c, gram, weights, newton_floor, start[4])
+                if weak.shape[1]:
+                    iterations, norm, converged, q, v, x, lam, mu, state, nu = newton(
+                        weak, weak_roundoff, iteration_matrix, gram
+                    )
+                    iteration += iterations
+            self._index3_rows = weak.shape[1] > 0
+        if not converged:
+            return Correction(
+                predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t), factorizations
+            )
         rates = form.quadrature_rates(state.loads if state is not None else forces.NO_LOADS, nu, lam)
         energy, work = base[-2] + c * rates[0], base[-1] + c * rates[1]
-        return Correction(self.join(q, v, x, energy, work), np.concatenate([lam, mu]), True, iteration, norm)
+        y = self.join(q, v, x, energy, work)
+        return Correction(y, np.concatenate([lam, mu]), True, iteration, norm, factorizations=factorizations)
+
+    def _factorize(
+        self,
+        start: tuple,
+        t: float,
+        c: float,
+        arguments: tuple,
+        coupling: tuple | None,
+        compiled: bool,
+    ) -> tuple[Factorization, Factorization | None]:
+        """The factors of the iteration matrix and (SI2) of ``G G^T`` at the iterate ``start = (q, v,
+        x, lam, state)`` for the step coefficient ``c`` (``state``: the evaluation there, None on the
+        compiled paths without force elements); raises ``SingularMatrixError``."""
+        form = self.formulation
+        q, v, _, _, state = start
+        K, C, _ = self._jacobians
+        stabilized = self.form == "SI2" and self.m > 0
+        pattern = form.assembler.pattern
+        if compiled and form.sparse:
+            sparse = self._sparse_pattern()
+            entries = dae_kernel.constraint_entries(q, v, *arguments, pattern)
+            iteration_matrix = Factorization(sparse.iteration_matrix(K, C, c * c, c, entries))
+            return iteration_matrix, Factorization(sparse.gram(entries)) if stabilized else None
+        if compiled:
+            matrix, gram_matrix = dae_kernel.dense_iteration_matrices(
+                q, v, *arguments, pattern, K, C, c * c, c, stabilized
+            )
+            return Factorization(matrix), Factorization(gram_matrix) if stabilized else None
+        iteration_matrix = Factorization(
+            coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
+        )
+        return iteration_matrix, Factorization(state.G @ state.G.T) if stabilized else None
 
     def _weak_rows(
         self,
@@ -383,7 +483,7 @@ class MechanicalDAE:
     ) -> tuple[float, FloatArray]:
         """One Newton iteration in NumPy on the evaluation ``state`` at the iterate, for models with
         flexible bodies or cables (whose kinds are not compiled into ``dae_kernel``): the same equations as
-        ``dae_kernel.dense_iteration`` with the state-dependent ``M(q)``. Updates ``q, v, x, lam, mu``
+        ``dae_kernel.compiled_iteration`` with the state-dependent ``M(q)``. Updates ``q, v, x, lam, mu``
         in place; returns ``(weighted rms of the increment, nu)``."""
         base_q, base_v, base_x = base
         nv, nx = self.nv, self.nx

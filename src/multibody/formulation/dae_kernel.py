@@ -6,9 +6,10 @@ is three compiled parts around two linear solves::
     residual_part -> solve with the iteration matrix -> apply_increment
                   -> (SI2) solve with G G^T          -> close_iteration
 
-With dense factors the five run in one call (``dense_iteration``, which solves with LAPACK
-``getrf`` factors by substitution); with sparse factors Python calls the parts around SuperLU.
-Either way an iteration costs a few calls from Python instead of some fifty NumPy operations.
+The five run in one call (``compiled_iteration``), which solves by substitution with the factors,
+dense (LAPACK ``getrf``'s) or sparse (SuperLU's, taken out once per factorization); without force
+elements the whole Newton loop is one call (``compiled_newton``). Only should SuperLU's factors not
+have the expected form does Python call the parts around SuperLU's own solves.
 The dense iteration matrices come from one call too (``dense_iteration_matrices``, for BDF and the
 alpha methods alike), and so does an iteration of the alpha methods' index-3 step
 (``alpha_dense_iteration``, ``multibody.formulation.index3_alpha``).
@@ -21,11 +22,15 @@ kernel values are entries, ``row`` and ``column``: where each entry sits).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
+from multibody.solve.newton import CONTINUE, verdict_code
 
 
 @njit(cache=True)
@@ -49,6 +54,63 @@ def lu_solve(lu: np.ndarray, pivots: np.ndarray, rhs: np.ndarray) -> np.ndarray:
             total -= lu[i, j] * x[j]
         x[i] = total / lu[i, i]
     return x
+
+
+@njit(cache=True)
+def sparse_lu_solve(
+    lower_start: np.ndarray,
+    lower_row: np.ndarray,
+    lower_value: np.ndarray,
+    upper_start: np.ndarray,
+    upper_row: np.ndarray,
+    upper_value: np.ndarray,
+    row_permutation: np.ndarray,
+    column_permutation: np.ndarray,
+    rhs: np.ndarray,
+) -> np.ndarray:
+    """``A^-1 rhs`` (n,) from the sparse factors ``Pr A Pc = L U`` (``linear.Factorization.kernel_factors``:
+    ``L`` and ``U`` by compressed columns, each ``L`` column starting at its unit diagonal, each ``U``
+    column ending at its diagonal; ``(Pr b)[row_permutation[i]] = b[i]``, ``(Pc z)[i] =
+    z[column_permutation[i]]``), by substitution column by column."""
+    n = rhs.size
+    w = np.empty(n)
+    for i in range(n):
+        w[row_permutation[i]] = rhs[i]
+    for j in range(n):
+        wj = w[j]
+        if wj != 0.0:
+            for k in range(lower_start[j] + 1, lower_start[j + 1]):
+                w[lower_row[k]] -= lower_value[k] * wj
+    for j in range(n - 1, -1, -1):
+        diagonal = upper_start[j + 1] - 1
+        w[j] /= upper_value[diagonal]
+        wj = w[j]
+        if wj != 0.0:
+            for k in range(upper_start[j], diagonal):
+                w[upper_row[k]] -= upper_value[k] * wj
+    x = np.empty(n)
+    for i in range(n):
+        x[i] = w[column_permutation[i]]
+    return x
+
+
+def factored_solve(factors: tuple, rhs: np.ndarray) -> np.ndarray:
+    """``A^-1 rhs`` from ``linear.Factorization.kernel_factors`` of ``A``, dense (``lu_solve``) or sparse
+    (``sparse_lu_solve``); for compiled callers only (the kind of factors picks the solver when compiled)."""
+    raise NotImplementedError("factored_solve is called from compiled code only")
+
+
+@overload(factored_solve)
+def _factored_solve(factors: tuple, rhs: np.ndarray) -> Callable:
+    """``factored_solve`` for the numba types of its arguments: two arrays are dense factors."""
+
+    def dense(factors: tuple, rhs: np.ndarray) -> np.ndarray:
+        return lu_solve(factors[0], factors[1], rhs)
+
+    def sparse(factors: tuple, rhs: np.ndarray) -> np.ndarray:
+        return sparse_lu_solve(*factors, rhs)
+
+    return dense if len(factors.types) == 2 else sparse
 
 
 @njit(cache=True)
@@ -226,7 +288,7 @@ def close_iteration(
 
 
 @njit(cache=True)
-def dense_iteration(
+def compiled_iteration(
     q: np.ndarray,
     v: np.ndarray,
     x: np.ndarray,
@@ -246,20 +308,80 @@ def dense_iteration(
     weights: np.ndarray,
     weak_rows: np.ndarray,
 ) -> tuple:
-    """One whole iteration with dense factors ``(lu, pivots, gram_lu, gram_pivots)`` (the last two
-    unused for I3); ``base = (base_q, base_v, base_x)``, ``weak_rows`` as in ``residual_part``. Updates
-    ``q, v, x, lam, mu`` in place and returns ``(increment norm, nu)`` (``nu`` at the iterate the
-    residual was taken at)."""
+    """One whole iteration with the factors ``(iteration matrix, G G^T)``, each as
+    ``linear.Factorization.kernel_factors`` gives them, dense or sparse (the second unused for I3);
+    ``base = (base_q, base_v, base_x)``, ``weak_rows`` as in ``residual_part``. Updates ``q, v, x,
+    lam, mu`` in place and returns ``(increment norm, nu)`` (``nu`` at the iterate the residual was
+    taken at)."""
     base_q, base_v, base_x = base
-    lu, pivots, gram_lu, gram_pivots = factors
+    matrix_factors, gram_factors = factors
     loads = (element_wrench, state_rate)
     rhs, phi, nu, entries = residual_part(
         q, v, x, lam, base_v, base_x, c, stabilized, system, rows, f, f_dot, *loads, pattern, weak_rows
     )
-    dv, dx, gram_rhs = apply_increment(lu_solve(lu, pivots, rhs), v, x, lam, c, phi, entries, pattern, weak_rows)
-    mu_increment = lu_solve(gram_lu, gram_pivots, gram_rhs) if stabilized else gram_rhs
+    solution = factored_solve(matrix_factors, rhs)
+    dv, dx, gram_rhs = apply_increment(solution, v, x, lam, c, phi, entries, pattern, weak_rows)
+    mu_increment = factored_solve(gram_factors, gram_rhs) if stabilized else gram_rhs
     norm = close_iteration(q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, weights)
     return norm, nu
+
+
+@njit(cache=True)
+def compiled_newton(
+    q: np.ndarray,
+    v: np.ndarray,
+    x: np.ndarray,
+    lam: np.ndarray,
+    mu: np.ndarray,
+    base: tuple,
+    c: float,
+    stabilized: bool,
+    system: tuple,
+    rows: tuple,
+    f: np.ndarray,
+    f_dot: np.ndarray,
+    loads: tuple,
+    pattern: tuple,
+    factors: tuple,
+    weights: np.ndarray,
+    weak_rows: np.ndarray,
+    convergence: tuple,
+) -> tuple:
+    """Newton's iteration of ``compiled_iteration`` (the same arguments, ``loads = (element_wrench,
+    state_rate)`` constant: a model without force elements) until ``newton.verdict_code`` of the
+    increments says converged or diverging, with ``convergence = (tolerance, max_iterations,
+    roundoff_fraction, roundoff)`` of ``newton.ConvergenceMonitor``. Updates ``q, v, x, lam, mu`` in
+    place; returns ``(verdict code, iterations, last increment norm, nu)``."""
+    tolerance, max_iterations, roundoff_fraction, roundoff = convergence
+    element_wrench, state_rate = loads
+    iterations, previous, verdict = 0, 0.0, CONTINUE
+    norm, nu = np.inf, np.empty(0)
+    while verdict == CONTINUE:
+        norm, nu = compiled_iteration(
+            q,
+            v,
+            x,
+            lam,
+            mu,
+            base,
+            c,
+            stabilized,
+            system,
+            rows,
+            f,
+            f_dot,
+            element_wrench,
+            state_rate,
+            pattern,
+            factors,
+            weights,
+            weak_rows,
+        )
+        iterations += 1
+        verdict = verdict_code(norm, previous, iterations, tolerance, max_iterations, roundoff_fraction, roundoff)
+        if not np.isnan(norm):
+            previous = norm
+    return verdict, iterations, norm, nu
 
 
 @njit(cache=True)

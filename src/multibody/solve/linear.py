@@ -28,6 +28,8 @@ class Factorization:
 
     def __init__(self, matrix: Matrix) -> None:
         self.sparse = sp.issparse(matrix)
+        self._triangular: tuple | None = None
+        """``kernel_factors`` of sparse factors, once asked for (``()``: not of that form)"""
         if matrix.shape[0] == 0:  # nothing to solve (a model of first-order states alone)
             self.sparse = False
             self._lu = (np.zeros((0, 0)), np.zeros(0, dtype=np.int32))
@@ -52,6 +54,19 @@ class Factorization:
         """``(lu, pivots)`` as LAPACK ``getrf`` gives them (0-based pivots), None when sparse."""
         return None if self.sparse else self._lu
 
+    @property
+    def kernel_factors(self) -> tuple[NDArray, ...] | None:
+        """The factors as compiled solvers take them (``multibody.formulation.dae_kernel.factored_solve``):
+        dense ``(lu, pivots)``; sparse ``(L indptr, L indices, L values, U indptr, U indices, U values,
+        row permutation, column permutation)`` of ``Pr A Pc = L U`` (SuperLU's, ``L`` with unit diagonal
+        first in each column, ``U``'s diagonal last), taken out of SuperLU once; None should SuperLU's
+        factors not have that form."""
+        if not self.sparse:
+            return self._lu
+        if self._triangular is None:
+            self._triangular = _triangular_factors(self._lu)
+        return self._triangular or None
+
     def solve(self, rhs: NDArray[np.float64]) -> NDArray[np.float64]:
         """``matrix^-1 rhs`` for a vector or a matrix of right-hand sides."""
         if self.sparse:
@@ -59,6 +74,37 @@ class Factorization:
         if not len(rhs):
             return np.array(rhs, dtype=float)
         return _getrs(*self._lu, rhs)[0]
+
+
+def _triangular_factors(lu: spla.SuperLU) -> tuple[NDArray, ...]:
+    """``Factorization.kernel_factors`` of SuperLU factors ``lu``; ``()`` when a column of ``L`` does not
+    start at a unit diagonal or one of ``U`` does not end at its diagonal."""
+    lower, upper = sp.csc_matrix(lu.L), sp.csc_matrix(lu.U)
+    lower.sort_indices()
+    upper.sort_indices()
+    columns = np.arange(lower.shape[0])
+    if lower.indptr[-1] == 0 or upper.indptr[-1] == 0:
+        return ()
+    first, last = lower.indptr[:-1], upper.indptr[1:] - 1
+    if not (
+        np.all(np.diff(lower.indptr) > 0)
+        and np.all(np.diff(upper.indptr) > 0)
+        and np.array_equal(lower.indices[first], columns)
+        and np.all(lower.data[first] == 1.0)
+        and np.array_equal(upper.indices[last], columns)
+    ):
+        return ()
+    index = np.int64
+    return (
+        lower.indptr.astype(index),
+        lower.indices.astype(index),
+        lower.data,
+        upper.indptr.astype(index),
+        upper.indices.astype(index),
+        upper.data,
+        lu.perm_r.astype(index),
+        lu.perm_c.astype(index),
+    )
 
 
 def saddle_point_matrix(A: Matrix, G: Matrix) -> Matrix:

@@ -6,6 +6,7 @@ from enum import Enum
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
 EPS = float(np.finfo(float).eps)
 ROUNDOFF_ULPS = 10.0
@@ -18,6 +19,9 @@ number times eps, which can be well above ``ROUNDOFF_ULPS`` of the iterate: a fo
 bars under SI2 at rtol = atol = 1e-10 stalls at 80-100 ulps and had its step collapse."""
 STAGNATION_RATE = 0.5
 """Contraction rate above which increments no longer shrink usefully."""
+ROUNDOFF_FRACTION = 1e-3
+"""Fraction of the tolerance below which an increment counts as converged whatever its rate (the
+default of ``ConvergenceMonitor``)."""
 
 
 def roundoff_norm(y: npt.NDArray[np.float64], weights: npt.NDArray[np.float64]) -> float:
@@ -37,6 +41,43 @@ class Verdict(Enum):
     DIVERGING = "diverging"
 
 
+CONTINUE, CONVERGED, DIVERGING = 0, 1, 2
+"""The codes of ``verdict_code`` (compiled loops cannot return an ``Enum``)."""
+VERDICTS = (Verdict.CONTINUE, Verdict.CONVERGED, Verdict.DIVERGING)
+"""The ``Verdict`` of each code."""
+
+
+@njit(cache=True)
+def verdict_code(
+    norm: float,
+    previous: float,
+    iterations: int,
+    tolerance: float,
+    max_iterations: int,
+    roundoff_fraction: float,
+    roundoff: float,
+) -> int:
+    """The verdict (``CONTINUE``, ``CONVERGED`` or ``DIVERGING``) on the ``iterations``-th increment of
+    weighted norm ``norm``, ``previous`` the one before (0 at the first), by the rules of
+    ``ConvergenceMonitor``; compiled, so that a compiled Newton loop decides as the monitor does."""
+    if np.isnan(norm):
+        return DIVERGING
+    has_rate = previous > 0.0 or previous < 0.0
+    rate = norm / previous if has_rate else 0.0
+    if norm < max(roundoff_fraction * tolerance, roundoff):
+        return CONVERGED
+    if has_rate and rate >= STAGNATION_RATE and norm < STAGNATION_ULPS / ROUNDOFF_ULPS * roundoff:
+        return CONVERGED
+    if has_rate and rate < 1.0 and rate / (1.0 - rate) * norm < tolerance:
+        return CONVERGED
+    remaining = max_iterations - iterations
+    if has_rate and (rate >= 1.0 or rate**remaining / (1.0 - rate) * norm > tolerance):
+        return DIVERGING
+    if remaining <= 0:
+        return DIVERGING
+    return CONTINUE
+
+
 class ConvergenceMonitor:
     """Decides convergence from weighted increment norms, as in Hairer & Wanner (IV.8).
 
@@ -47,10 +88,15 @@ class ConvergenceMonitor:
     the iterate, see ``roundoff_norm``), count as converged whatever their rate, since at that
     size the rate only measures round-off; so do increments that stagnate (rate above
     ``STAGNATION_RATE``) below ``STAGNATION_ULPS`` of the iterate (the linear solve's round-off).
+    The rules are ``verdict_code``'s.
     """
 
     def __init__(
-        self, tolerance: float, max_iterations: int, roundoff_fraction: float = 1e-3, roundoff: float = 0.0
+        self,
+        tolerance: float,
+        max_iterations: int,
+        roundoff_fraction: float = ROUNDOFF_FRACTION,
+        roundoff: float = 0.0,
     ) -> None:
         self.tolerance = tolerance
         self.max_iterations = max_iterations
@@ -58,7 +104,7 @@ class ConvergenceMonitor:
         self.roundoff = roundoff
         self.iterations = 0
         self.norm = float("inf")
-        self._previous: float | None = None
+        self._previous = 0.0
         self.rate: float | None = None
         """the latest contraction rate (None before the second increment)"""
 
@@ -72,20 +118,16 @@ class ConvergenceMonitor:
         """Register the weighted norm of the latest increment."""
         self.iterations += 1
         self.norm = norm
-        if np.isnan(norm):
-            return Verdict.DIVERGING
-        rate = None if not self._previous else norm / self._previous
-        self.rate = rate
-        self._previous = norm
-        if norm < max(self.roundoff_fraction * self.tolerance, self.roundoff):
-            return Verdict.CONVERGED
-        if rate is not None and rate >= STAGNATION_RATE and norm < STAGNATION_ULPS / ROUNDOFF_ULPS * self.roundoff:
-            return Verdict.CONVERGED
-        if rate is not None and rate < 1.0 and rate / (1.0 - rate) * norm < self.tolerance:
-            return Verdict.CONVERGED
-        remaining = self.max_iterations - self.iterations
-        if rate is not None and (rate >= 1.0 or rate**remaining / (1.0 - rate) * norm > self.tolerance):
-            return Verdict.DIVERGING
-        if remaining <= 0:
-            return Verdict.DIVERGING
-        return Verdict.CONTINUE
+        code = verdict_code(
+            norm,
+            self._previous,
+            self.iterations,
+            self.tolerance,
+            self.max_iterations,
+            self.roundoff_fraction,
+            self.roundoff,
+        )
+        if not np.isnan(norm):
+            self.rate = norm / self._previous if self._previous else None
+            self._previous = norm
+        return VERDICTS[code]

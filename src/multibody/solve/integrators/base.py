@@ -40,6 +40,8 @@ class Correction:
     diagnosis: str | Callable[[], str] = ""
     """for a failure: what went wrong, naming the element if the problem can; a function when saying
     it costs work (it is called only if the integrator gives up: ``failure_text``)"""
+    factorizations: int = 1
+    """iteration matrices factorized for this solve (0 when it reused an earlier step's factors)"""
 
 
 def failure_text(diagnosis: str | Callable[[], str]) -> str:

@@ -12,7 +12,9 @@ apart from ``D``, whose arithmetic they leave bit for bit as it was), so that
 ``dense_state`` gives ``y``, ``dy/dt`` and ``z`` at any instant of the last step from their
 polynomials of the step's order ``k`` without evaluating the problem: each is exact at the step's
 end and interpolated to ``O(h^(k+1))`` inside. (The derivative of ``y``'s own polynomial, one order
-lower, is ``O(h)`` on the order-1 steps after a start or a restart.)
+lower, is ``O(h)`` on the order-1 steps after a start or a restart.) The corrector starts from ``z``
+extrapolated by its polynomial to the step's end, as ``y`` is (a multiplier guess off by its change
+over the step made modified Newton diverge: ``multibody.formulation.dae``).
 
 The error test takes the largest weighted component (``max_norm``), not the root mean square:
 with the rms, the error of the one coordinate that is off (a crank's phase) was averaged away
@@ -63,6 +65,32 @@ def _difference_rescaling(order: int, factor: float) -> FloatArray:
         for j in range(1, order + 1):
             R[i, j] = R[i - 1, j] * ((i - 1 - factor * j) / i)
     return R
+
+
+@njit(cache=True)
+def _predict(
+    D: FloatArray, carried: FloatArray, order: int, gamma: FloatArray, alpha: float
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The prediction of a step of ``order`` from the backward differences: ``(y predicted
+    (sum_j D_j), the corrector's base (predicted - sum_j gamma_j D_j / alpha), z predicted (the
+    multipliers' polynomial at the step's end, from ``carried``))``, in one pass."""
+    n = D.shape[1]
+    predicted = D[0].copy()
+    for j in range(1, order + 1):
+        for k in range(n):
+            predicted[k] += D[j, k]
+    psi = np.zeros(n)
+    for j in range(1, order + 1):
+        for k in range(n):
+            psi[k] += D[j, k] * gamma[j]
+    base = np.empty(n)
+    for k in range(n):
+        base[k] = predicted[k] - psi[k] / alpha
+    z = carried[0, n:].copy()
+    for j in range(1, order + 1):
+        for k in range(z.size):
+            z[k] += carried[j, n + k]
+    return predicted, base, z
 
 
 @njit(cache=True)
@@ -205,18 +233,16 @@ class BDF:
             h = self.h
             self.stall.attempt(t, h, self.stats.steps)
             D = self.D
-            predicted = np.sum(D[: order + 1], axis=0)
+            predicted, base, z_predicted = _predict(D, self._carried, order, self.gamma, self.alpha[order])
             weights = self.problem.error_weights(predicted, h, self.rtol, self.atol)
-            psi = (D[1 : order + 1].T @ self.gamma[1 : order + 1]) / self.alpha[order]
             c = h / self.alpha[order]
-            base = predicted - psi
             refreshed = self.refresh_jacobian
             correction = self.problem.correct(
-                t_new, predicted, base, c, self.z, weights, self.newton_tolerance, refreshed
+                t_new, predicted, base, c, z_predicted, weights, self.newton_tolerance, refreshed
             )
             self.refresh_jacobian = False
             self.stats.newton_iterations += correction.iterations
-            self.stats.factorizations += 1
+            self.stats.factorizations += correction.factorizations
             self.stats.jacobian_evaluations += int(refreshed)
             if not correction.converged:
                 self.stats.newton_failures += 1
