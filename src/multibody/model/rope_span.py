@@ -51,7 +51,8 @@ class MovingNodeSpan(AncfCable):
     (unstretched length ``end - start``; the nodes' slopes start at ``chord / rest length`` of
     each element, the strain of a straight span). ``axial_stiffness`` EA [N],
     ``mass_per_length`` [kg/m], ``damping`` eta [N s]: tension ``max(EA eps + eta d(eps)/dt, 0)``
-    (0 when slack); ``diameter`` [m] for drawing. Markers sit at the two ends only (``start_marker``,
+    (0 when slack), with the stress smoothing ``smoothing`` h [s] (Qi et al.'s option)
+    ``EA (eps + h/2 d(eps)/dt + h^2/6 d2(eps)/dt2)`` plus the damping's; ``diameter`` [m] for drawing. Markers sit at the two ends only (``start_marker``,
     ``end_marker``): inside the span a node is not at a fixed material point."""
 
     kind = "rope span"
@@ -66,6 +67,7 @@ class MovingNodeSpan(AncfCable):
         mass_per_length: float,
         diameter: float,
         damping: float = 0.0,
+        smoothing: float = 0.0,
     ) -> None:
         area = np.pi * diameter**2 / 4.0
         second_moment = np.pi * diameter**4 / 64.0
@@ -78,6 +80,8 @@ class MovingNodeSpan(AncfCable):
         if not np.all(np.isfinite(self.material_ends)) or self.material_ends[1] <= self.material_ends[0]:
             raise ModelError(f"{owner}: its end's material coordinate {end!r} must exceed its start's {start!r} [m]")
         self.rope_damping = float(damping)
+        self.smoothing = float(smoothing)
+        """[s] the stress smoothing's time h (``multibody.formulation.bodies.rope_span.span_terms``)"""
         self.diameter = float(diameter)
         """[m] the rope's (its elements may not shrink below it)"""
         rest = (self.material_ends[1] - self.material_ends[0]) / self.n_elements
@@ -292,6 +296,7 @@ def moving_node_parts(rope: Rope) -> tuple[MovingNodeSpan | Joint, ...]:
             rope.mass_per_length,
             rope.diameter,
             rope.damping,
+            rope.smoothing,
         )
         if k > 0 and reeving.kind[k] != ANCHOR:
             rims_at[k] = len(rims)

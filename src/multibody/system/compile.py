@@ -416,6 +416,7 @@ def _rope_spans(
         mass_per_length=per_element([c.mass_per_length for _, c in spans]),
         axial_stiffness=per_element([c.axial_stiffness for _, c in spans]),
         damping=per_element([c.rope_damping for _, c in spans]),
+        smoothing=per_element([c.smoothing for _, c in spans]),
         gravity=model.gravity.copy(),
         span=np.concatenate([np.full(c.n_elements, k) for k, (_, c) in enumerate(spans)]).astype(np.int64),
         diameter=np.array([c.diameter for _, c in spans], dtype=float),

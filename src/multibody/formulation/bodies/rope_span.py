@@ -26,8 +26,11 @@ integrands are polynomials of degree 6 in xi). The elastic force is the exact gr
 strain energy ``1/2 int EA max(eps, 0)^2 ds`` (tension only; ``eps = |r_s| - 1``; 3 points,
 reduced against membrane locking as for the cable), so the model conserves energy; the damping
 stress ``eta d(eps)/dt|_s`` acts on the material strain rate with its virtual power, never making
-the tension compressive (``max(EA eps + eta d(eps)/dt, 0)``, as the massless kind). No bending
-stiffness (the paper's rope).
+the tension compressive (``max(EA eps + eta d(eps)/dt, 0)``, as the massless kind). The paper's
+stress smoothing (an option, ``smoothing`` h [s]) averages the stress over h: ``EA (eps + h/2
+d(eps)/dt + h^2/6 d2(eps)/dt2)``, its h/2 term more damping, its h^2/6 term a mass on the strain
+rate, ``EA h^2/6 int T^T T ds`` (``d(eps)/dt|_s = T q'``), with the rest of the strain acceleration
+(``_strain_acceleration_bias``) a force. No bending stiffness (the paper's rope).
 """
 
 from __future__ import annotations
@@ -70,6 +73,55 @@ def _combine(weights: FloatArray, L: float, e: FloatArray, out: FloatArray) -> N
         out[a] = weights[0] * e[a] + L * weights[1] * e[3 + a] + weights[2] * e[6 + a] + L * weights[3] * e[9 + a]
 
 
+@njit(cache=True, inline="always")
+def _strain_acceleration_bias(
+    shapes: FloatArray,
+    L: float,
+    L_rate: float,
+    s_rate: float,
+    e: FloatArray,
+    de: FloatArray,
+    r_s: FloatArray,
+    r_ss: FloatArray,
+    rs_rate: FloatArray,
+    material_rate: FloatArray,
+    norm: float,
+    scratch: FloatArray,
+) -> float:
+    """The part of the material strain acceleration ``d2(eps)/dt2|_s = T q'' + bias`` that does not
+    hold ``q''``, at an element point (``shapes`` of ``_hermite``; ``r_s``, ``r_ss``, the rate
+    ``rs_rate`` of ``r_s`` at fixed xi and its material rate ``material_rate`` = ``w``, ``norm`` =
+    ``|r_s|``). With ``u = r_s / |r_s|``: ``d(eps)/dt = u . w`` and ``w = dv/ds`` (``v`` the material
+    velocity), so ``d2(eps)/dt2 = u' . w + u . da/ds`` with ``u' = (w - u (u . w)) / |r_s|`` and ``a =
+    B q'' + c``: the bias is ``(|w|^2 - (u . w)^2) / |r_s| + u . dc/ds``, ``c`` the convective
+    acceleration of ``span_terms`` differentiated along the element (``ds = L dxi``; ``ds'/dxi =
+    L'``). ``scratch`` (4, 3)."""
+    slope_mix_rate, rs_rate_xi, rss_xi, r_xixi_rate = scratch[0], scratch[1], scratch[2], scratch[3]
+    _combine(shapes[2], L, de, r_xixi_rate)
+    third = (12.0, 6.0, -12.0, 6.0)  # the Hermite functions' third xi-derivatives
+    along = 0.0
+    squared = 0.0
+    for a in range(3):
+        slope_mix_rate[a] = shapes[1, 1] * de[3 + a] + shapes[1, 3] * de[9 + a]
+        slope_curvature = shapes[2, 1] * e[3 + a] + shapes[2, 3] * e[9 + a]
+        rs_rate_xi[a] = (r_xixi_rate[a] + L_rate * slope_curvature) / L - L_rate * r_ss[a]
+        r_xixixi = third[0] * e[a] + L * third[1] * e[3 + a] + third[2] * e[6 + a] + L * third[3] * e[9 + a]
+        rss_xi[a] = r_xixixi / (L * L)
+        convective_xi = (
+            2.0 * L_rate * slope_mix_rate[a]
+            - 2.0 * rs_rate_xi[a] * s_rate
+            - 2.0 * rs_rate[a] * L_rate
+            + rss_xi[a] * s_rate**2
+            + 2.0 * r_ss[a] * s_rate * L_rate
+        )
+        along += r_s[a] / norm * convective_xi / L
+        squared += material_rate[a] ** 2
+    tangential = 0.0
+    for a in range(3):
+        tangential += r_s[a] / norm * material_rate[a]
+    return (squared - tangential**2) / norm + along
+
+
 @njit(cache=True)
 def span_terms(
     q: FloatArray,
@@ -83,6 +135,7 @@ def span_terms(
     mass_per_length: FloatArray,
     axial_stiffness: FloatArray,
     damping: FloatArray,
+    smoothing: FloatArray,
     gravity: FloatArray,
     force: FloatArray,
     mass_blocks: FloatArray,
@@ -93,7 +146,10 @@ def span_terms(
     end_velocities[k])``. Element ``k`` is number ``element_index[k]`` of ``element_count[k]`` in
     its span, its node coordinates at ``node_positions`` (ne, 12) in ``q`` and its span's
     ``s_0, s_n`` at ``end_positions`` (ne, 2). ``mass_per_length`` [kg/m], ``axial_stiffness``
-    EA [N], ``damping`` eta [N s] per element; ``gravity`` (3,) [m/s^2].
+    EA [N], ``damping`` eta [N s], ``smoothing`` h [s] (the paper's stress smoothing: the stress
+    ``EA (eps + h/2 d(eps)/dt + h^2/6 d2(eps)/dt2)``, material rates; its last term adds
+    ``EA h^2/6 int T^T T ds`` to the mass and ``1/2 EA h^2/6 int (d(eps)/dt)^2 ds`` to the kinetic
+    energy) per element; ``gravity`` (3,) [m/s^2].
 
     Returns ``(kinetic energy [J], gravity potential -int rho A g . r ds [J], strain energy [J],
     dissipated power [W])`` of the material inside the spans."""
@@ -114,6 +170,9 @@ def span_terms(
     rs_rate = np.empty(3)
     convective = np.empty(3)
     velocity = np.empty(3)
+    material_rate = np.empty(3)
+    strain_gradient = np.empty(SPAN_ELEMENT_WIDTH)
+    scratch = np.empty((4, 3))
     mass_points, mass_weights = MASS_POINTS
     axial_points, axial_weights = AXIAL_POINTS
     for k in range(node_positions.shape[0]):
@@ -199,26 +258,43 @@ def span_terms(
             dU_dL = 0.5 * (w / L) * EA * stretch**2
             for a in range(3):
                 dU_dL -= on_r_s * r_s[a] * (shapes[1, 0] * e[a] + shapes[1, 2] * e[6 + a]) / L**2
-            # material strain rate and its velocity gradient T (14,)
+            # the material strain rate u . w (u = r_s / |r_s|, w the material rate of r_s) and its
+            # velocity gradient T (14,): d(eps)/dt|_s = T q'
             strain_rate = 0.0
+            on_L_rate = 0.0  # u . d(r_s rate)/dL'
+            on_s_rate = 0.0  # u . r_ss
             for a in range(3):
                 rs_rate[a] = (r_xi_rate[a] + L_rate * slope_slope[a]) / L - L_rate / L * r_s[a]
-                strain_rate += r_s[a] * (rs_rate[a] - r_ss[a] * s_rate) / norm
-            # the damping stress may relax the tension to zero but never push (as the massless kind):
-            # a compressive one would hold a slackening rope at eps = 0 (a sliding mode BDF crawls along)
-            stress_rate_part = w * max(eta * strain_rate, -EA * stretch)
-            dissipated += stress_rate_part * strain_rate
+                material_rate[a] = rs_rate[a] - r_ss[a] * s_rate
+                strain_rate += r_s[a] * material_rate[a] / norm
+                on_L_rate += r_s[a] * (slope_slope[a] - r_s[a]) / (L * norm)
+                on_s_rate += r_s[a] * r_ss[a] / norm
             for i in range(4):
                 factor = shapes[1, i] / L if i % 2 == 0 else shapes[1, i]
                 for a in range(3):
-                    local[3 * i + a] -= (on_r_s + stress_rate_part / norm) * factor * r_s[a]
-            on_L_rate = 0.0  # t . d(r_s rate)/dL'
-            on_s_rate = 0.0  # t . r_ss
-            for a in range(3):
-                on_L_rate += r_s[a] * (slope_slope[a] - r_s[a]) / (L * norm)
-                on_s_rate += r_s[a] * r_ss[a] / norm
-            local[12] -= -dU_dL / n + stress_rate_part * (-on_L_rate / n - share_0 * on_s_rate)
-            local[13] -= dU_dL / n + stress_rate_part * (on_L_rate / n - share_n * on_s_rate)
+                    strain_gradient[3 * i + a] = factor * r_s[a] / norm
+                    local[3 * i + a] -= on_r_s * factor * r_s[a]
+            strain_gradient[12] = -on_L_rate / n - share_0 * on_s_rate
+            strain_gradient[13] = on_L_rate / n - share_n * on_s_rate
+            local[12] += dU_dL / n
+            local[13] -= dU_dL / n
+            # the damping stress (with the smoothing's EA h/2) may relax the tension to zero but never
+            # push (as the massless kind): a compressive one would hold a slackening rope at eps = 0 (a
+            # sliding mode BDF crawls along)
+            stress_rate_part = w * max((eta + 0.5 * EA * smoothing[k]) * strain_rate, -EA * stretch)
+            dissipated += stress_rate_part * strain_rate
+            for j in range(SPAN_ELEMENT_WIDTH):
+                local[j] -= stress_rate_part * strain_gradient[j]
+            if smoothing[k] > 0.0:  # the smoothed stress's EA h^2/6 d2(eps)/dt2 = EA h^2/6 (T q'' + bias)
+                strain_inertia = w * EA * smoothing[k] ** 2 / 6.0
+                bias = _strain_acceleration_bias(
+                    shapes, L, L_rate, s_rate, e, de, r_s, r_ss, rs_rate, material_rate, norm, scratch
+                )
+                kinetic += 0.5 * strain_inertia * strain_rate**2
+                for j in range(SPAN_ELEMENT_WIDTH):
+                    local[j] -= strain_inertia * bias * strain_gradient[j]
+                    for m in range(SPAN_ELEMENT_WIDTH):
+                        block[j, m] += strain_inertia * strain_gradient[j] * strain_gradient[m]
         for j in range(12):
             force[node_velocities[k, j]] += local[j]
         force[end_velocities[k, 0]] += local[12]
@@ -247,6 +323,8 @@ class RopeSpans:
     mass_per_length: FloatArray
     axial_stiffness: FloatArray
     damping: FloatArray
+    smoothing: FloatArray
+    """(ne,) [s] the stress smoothing's time (``span_terms``)"""
     gravity: FloatArray
     """(3,) [m/s^2]"""
     span: IntArray
@@ -326,6 +404,7 @@ def body_terms(
         spans.mass_per_length,
         spans.axial_stiffness,
         spans.damping,
+        spans.smoothing,
         spans.gravity,
         out,
         blocks,

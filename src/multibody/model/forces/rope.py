@@ -202,8 +202,10 @@ class Rope(ForceElement):
     ``diameter`` [m] (drawing), ``axial_stiffness`` EA [N], ``mass_per_length`` [kg/m] (not used
     by the massless kind: its weight is neglected), ``elements_per_span`` (moving-node kind),
     ``damping``: the massless kind's [N s/m] on the rate of stretch, the moving-node kind's [N s] on
-    the strain rate (tension ``max(EA eps + damping d(eps)/dt, 0)``). The rope is unstretched in the input
-    configuration unless ``pretension`` [N] (its initial tension) or ``length`` [m] (its
+    the strain rate (tension ``max(EA eps + damping d(eps)/dt, 0)``); ``smoothing`` h [s]
+    (moving-node kind: the paper's stress smoothing, the stress averaged over h, ``EA (eps + h/2
+    d(eps)/dt + h^2/6 d2(eps)/dt2)``, which filters the axial modes above about ``sqrt(6) / h``
+    rad/s). The rope is unstretched in the input configuration unless ``pretension`` [N] (its initial tension) or ``length`` [m] (its
     unstretched free length at t = 0, at most the input path length) is given.
 
     Tension ``T = EA (L - L0 - p) / (L0 + p) + damping * rate`` (0 when slack) for the path
@@ -228,6 +230,7 @@ class Rope(ForceElement):
         damping: float = 0.0,
         pretension: float = 0.0,
         length: float | None = None,
+        smoothing: float = 0.0,
     ) -> None:
         Element.__init__(self, name)
         if kind not in KINDS:
@@ -243,6 +246,11 @@ class Rope(ForceElement):
         self.damping = float(damping)
         if not np.isfinite(self.damping) or self.damping < 0.0:
             raise ModelError(f"{owner}: damping must be a non-negative number [N s/m], got {damping!r}")
+        self.smoothing = float(smoothing)
+        if not np.isfinite(self.smoothing) or self.smoothing < 0.0 or (self.smoothing and kind != "moving_node"):
+            raise ModelError(
+                f"{owner}: smoothing must be a non-negative time [s] and is for kind='moving_node', got {smoothing!r}"
+            )
         self.pretension = float(pretension)
         if not np.isfinite(self.pretension) or self.pretension < 0.0:
             raise ModelError(f"{owner}: pretension must be a non-negative number [N], got {pretension!r}")
