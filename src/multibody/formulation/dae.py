@@ -100,6 +100,9 @@ dependent ones are taken as in I3. The parallelograms of ``tests/test_robustness
 1e-10 pass from 0.5 to 10 (below, the bars 10-40 m long of the ill-conditioned four-bar, a regular
 mechanism, are taken for a singular one; above, Newton stalls just outside the band more often)."""
 EPS = float(np.finfo(float).eps)
+DISCONTINUITY_STEP = 1e-8
+"""[s] Steps below which a Newton failure at a regular configuration is blamed on loads that jump,
+not on stiffness (it would take frequencies above 1e8 rad/s)."""
 QUADRATURES = 2
 """Trailing entries of ``y`` that are quadratures: dissipated energy and input work [J]."""
 
@@ -325,7 +328,7 @@ class MechanicalDAE:
             self._index3_rows = weak.shape[1] > 0
         if not converged:
             return Correction(
-                predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t), factorizations
+                predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t, c), factorizations
             )
         rates = form.quadrature_rates(state.loads if state is not None else forces.NO_LOADS, nu, lam)
         energy, work = base[-2] + c * rates[0], base[-1] + c * rates[1]
@@ -509,9 +512,11 @@ class MechanicalDAE:
         q[:] = q_new
         return float(np.sqrt(np.mean(increment**2))) if increment.size else 0.0, state.nu
 
-    def diagnose(self, q: FloatArray, v: FloatArray, t: float) -> str:
-        """Say why Newton failed at ``(q, v, t)``: a force element with a non-finite load, nearly
-        dependent constraint rows (a lock-up), or the row with the largest violation."""
+    def diagnose(self, q: FloatArray, v: FloatArray, t: float, c: float = np.inf) -> str:
+        """Say why Newton failed at ``(q, v, t)`` (with the step's coefficient ``c`` [s], about the
+        step size): a force element with a non-finite load, nearly dependent constraint rows (a
+        lock-up), the row with the largest violation, or loads that jump (a failure at steps far
+        too short for any stiffness)."""
         form = self.formulation
         system = form.system
         state = form.evaluate(q, v, t)
@@ -545,6 +550,12 @@ class MechanicalDAE:
         rows = np.flatnonzero(weakest > 0.1 * weakest.max())
         culprits = ", ".join(dict.fromkeys(f"'{system.constraint_names[form.rows.element[k]]}'" for k in rows))
         ratio = singular[-1] / singular[0] if singular[0] > 0.0 else 0.0
+        if ratio > WELL_CONDITIONED and c < DISCONTINUITY_STEP:
+            return (
+                f"the loads are finite and the constraints hold and are independent, yet Newton fails at steps of "
+                f"{c:.1e} s, too short for any stiffness: the loads jump here (a force law with a discontinuity, such "
+                "as an unregularized sign(v), or an element switching on or off)"
+            )
         if ratio > WELL_CONDITIONED:
             return (
                 f"the loads are finite and the constraints hold and are independent (smallest to largest singular "

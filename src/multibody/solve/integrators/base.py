@@ -145,8 +145,8 @@ class StallWatch:
         if not steps_taken:
             text += "; no step was accepted: the run starts with a jump (a motion at full speed at t = 0): ramp it up"
         raise IntegrationError(
-            f"{text}; look for a jump there (a force law or motion with a discontinuity, such as an unregularized "
-            "sign(v); a slack rope snapping taut), or pass min_step=0 to go on regardless",
+            f"{text}; look for a jump in the model there (a discontinuous force law or motion, a slack rope snapping "
+            "taut), or pass min_step=0 to go on regardless",
             t,
             h,
         )
