@@ -51,9 +51,9 @@ class MovingNodeSpan(AncfCable):
     (unstretched length ``end - start``; the nodes' slopes start at ``chord / rest length`` of
     each element, the strain of a straight span). ``axial_stiffness`` EA [N],
     ``mass_per_length`` [kg/m], ``damping`` eta [N s]: tension ``max(EA eps + eta d(eps)/dt, 0)``
-    (0 when slack), with the stress smoothing ``smoothing`` h [s] (Qi et al.'s option)
-    ``EA (eps + h/2 d(eps)/dt + h^2/6 d2(eps)/dt2)`` plus the damping's; ``diameter`` [m] for drawing. Markers sit at the two ends only (``start_marker``,
-    ``end_marker``): inside the span a node is not at a fixed material point."""
+    (0 when slack); ``smoothing`` h [s], the paper's stress smoothing ``EA (eps + h/2 d(eps)/dt +
+    h^2/6 d2(eps)/dt2)``, besides; ``diameter`` [m] for drawing. Markers sit at the two ends only
+    (``start_marker``, ``end_marker``): inside the span a node is not at a fixed material point."""
 
     kind = "rope span"
 
@@ -189,8 +189,10 @@ class RimRing(RigidBody):
         from multibody.model.forces.rope import _input_pose
 
         position, orientation = _input_pose(marker)
+        # a RigidBody refuses to be massless, which this one is by design: built with unit mass
+        # properties, then emptied (the rope on it is counted per evaluation)
         super().__init__(name, 1.0, np.ones(3), position=position, orientation=orientation)
-        self.mass, self.inertia = 0.0, np.zeros((3, 3))  # the rope on it, counted per evaluation
+        self.mass, self.inertia = 0.0, np.zeros((3, 3))
         self.axle = self.add_marker("axle")
 
 
@@ -241,13 +243,13 @@ def moving_node_parts(rope: Rope) -> tuple[MovingNodeSpan | Joint, ...]:
     material coordinate 0 at the route's first point and the rope at one strain all along (its
     pretension, ``Rope.reeving``). Contacts: ``<rope>_start`` and ``<rope>_end`` at the route's ends
     (a ``RopeAnchor`` at an anchor marker, a ``RimContact`` on a winch), ``<rope>_<pulley>_in`` and
-    ``_out`` on each pulley. Sets ``rope.rims``: per pulley, ``(marker, radius, sense, stretch, span arriving, span
-    leaving)``, and ``rope.drums``: per winch, ``(marker, radius, sense, stretch, span, which end of
-    it, stored length, length per radian)`` (the rope on a rim or drum is a rigid part of it,
-    ``multibody.formulation.bodies.rope_span.rim_arcs``). A pulley with belt friction gets a
-    ``RimRing`` (``<rope>_<pulley>_ring``, on a revolute joint ``<rope>_<pulley>_slip``) that the rope sticks to
-    instead; ``rope.sheave_frictions`` lists, per such pulley, ``(ring's axle marker, pulley's marker,
-    friction coefficient, slip speed [m/s], its place in rope.rims)``."""
+    ``_out`` on each pulley. Sets ``rope.rims``: per pulley, ``(marker, radius, sense, stretch, span
+    arriving, span leaving)``, and ``rope.drums``: per winch, ``(marker, radius, sense, stretch,
+    span, which end of it, stored length, length per radian)`` (the rope on a rim or drum is a rigid
+    part of it, ``multibody.formulation.bodies.rope_span.rim_arcs``). A pulley with belt friction
+    gets a ``RimRing`` (``<rope>_<pulley>_ring``, on a revolute joint ``<rope>_<pulley>_slip``) that
+    the rope sticks to instead; ``rope.sheave_frictions`` lists, per such pulley, ``(ring's axle
+    marker, pulley's marker, friction coefficient, slip speed [m/s], its place in rope.rims)``."""
     from multibody.model.body import Ground
     from multibody.model.forces.rope import ANCHOR, WINCH, Pulley, Winch, _input_pose
     from multibody.model.joints.revolute import Revolute
