@@ -390,19 +390,22 @@ def test_a_grooved_drum_reels_the_rope_in_along_its_helix() -> None:
     assert np.ptp(balance) < 2e-6 * np.ptp(res.energy["potential"])
 
 
-def test_a_rope_between_two_anchors_takes_the_elastic_catenary() -> None:
+@pytest.mark.parametrize(("EA", "pretension"), [(5e3, 5.0), (5e7, 50.0)])
+def test_a_rope_between_two_anchors_takes_the_elastic_catenary(EA: float, pretension: float) -> None:
     """Reference: Irvine's elastic catenary. A moving-node rope (10 m between two anchors at one
-    level, 0.49 N/m, EA = 5 kN, laid straight with a 5 N pretension) sags under its weight in
-    statics: its mid-span sag and end tension against the catenary of the same unstretched
-    length. Tolerances: 16 cubic elements, the sag to 2e-4 and the end tension to 1e-4 (the
-    interpolation; the tension from the end node's slope)."""
-    span, w, EA = 10.0, 0.49, 5e3
+    level, 0.49 N/m, laid straight with a pretension) sags under its weight in statics: its
+    mid-span sag and end tension against the catenary of the same unstretched length. EA = 5 kN
+    (5 N); and a stiff rope, EA = 50 MN (50 N), which hangs at 386 N: Newton from the straight start
+    meets slack elements, and statics gets there by continuation. Tolerances: 16 cubic elements,
+    the sag to 2e-4 and the end tension to 1e-4 (the interpolation; the tension from the end
+    node's slope; measured 3e-8 and 9e-6, 7e-11 and 3e-8)."""
+    span, w = 10.0, 0.49
     model = mb.Model("catenary")
     route = [model.ground.add_marker("left"), model.ground.add_marker("right", position=(span, 0, 0))]
-    rope = mb.Rope("rope", route, 0.008, EA, w / G, elements_per_span=16, kind="moving_node", pretension=5.0)
-    model.add(rope)
+    options = {"elements_per_span": 16, "kind": "moving_node", "pretension": pretension}
+    model.add(mb.Rope("rope", route, 0.008, EA, w / G, **options))
     res = mb.statics(model)
-    length = span / (1 + 5.0 / EA)
+    length = span / (1 + pretension / EA)
     H, sag = elastic_catenary(span, length, w, EA)
     nodes = res.rope("rope").nodes[-1, 0]
     assert -nodes[8, 2] == pytest.approx(sag, rel=2e-4)

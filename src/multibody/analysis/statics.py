@@ -24,7 +24,10 @@ by the spring alone once the dashpot has crept. Globalization: every rotation of
 same factorization, shrinks (Deuflhard's natural monotonicity test), so that a poor start
 converges. A singular tangent is allowed when the loads have no component along its null
 directions (a neutral equilibrium, e.g. a body free to spin about a vertical axis); when they
-do, nothing can balance them and the analysis stops naming the coordinates.
+do, nothing can balance them and the analysis stops naming the coordinates. For models with
+cables or ropes, whose elements go slack (no stiffness) on the way from a straight start to a sag,
+a failed Newton is retried by continuation, the loads followed up from the start
+(``_continued``).
 """
 
 from __future__ import annotations
@@ -118,6 +121,22 @@ class _StaticResidual:
         """Right-hand side of the tangent system (module docstring)."""
         return np.concatenate([self.imbalance, -self.phi, self.rate])
 
+    def less(self, other: _StaticResidual | None, share: float) -> _StaticResidual:
+        """These equations less ``share`` of ``other``'s residuals (the continuation's offset)."""
+        if other is None or share == 0.0:
+            return self
+        return _StaticResidual(
+            self.imbalance - share * other.imbalance,
+            self.phi - share * other.phi,
+            self.rate - share * other.rate,
+            self.G,
+        )
+
+
+CONTINUATION_STEPS = (1.0 / 8.0, 1.0 / 256.0, 1.0 / 4.0)
+"""The continuation's first, smallest and largest steps in the share of the loads
+(``equilibrium``)."""
+
 
 ROUNDOFF_STEP = 1e-13
 """Newton position steps below this fraction of the length scale (some 500 units in the last place)
@@ -166,9 +185,71 @@ def equilibrium(
     weights = np.r_[
         1.0 / kinematics.coordinate_scale(system, length_scale), 1.0 / np.maximum(system.x_scale, np.abs(x))
     ]
+    scales = (force_scale, length_scale, rate_scale, residual_scale, weights)
+    try:
+        return _newton(form, q, x, lam, t, scales, tolerance, max_iterations)
+    except AnalysisError as failure:
+        if system.cables is None:
+            raise
+        # Cables and ropes go slack on the way from a straight start to a sag (a slack element has no
+        # stiffness): follow the loads up from the start instead (a Newton homotopy).
+        return _continued(form, q, x, lam, t, scales, tolerance, max_iterations, failure)
+
+
+def _continued(
+    form: CartesianFormulation,
+    q: FloatArray,
+    x: FloatArray,
+    lam: FloatArray,
+    t: float,
+    scales: tuple,
+    tolerance: float,
+    max_iterations: int,
+    failure: AnalysisError,
+) -> Equilibrium:
+    """``equilibrium`` by continuation: solve ``R(q) = (1 - share) R(q_start)`` for a share of the
+    loads growing from 0 to 1 (steps ``CONTINUATION_STEPS``, halved when Newton fails, doubled when
+    it succeeds), each from the last; re-raise ``failure`` when the step gets too small."""
+    start = _static_residual(form, q, x, lam, t)
+    share, step = 0.0, CONTINUATION_STEPS[0]
+    while share < 1.0:
+        trial = min(1.0, share + step)
+        try:
+            found = _newton(form, q, x, lam, t, scales, tolerance, max_iterations, (start, 1.0 - trial))
+        except AnalysisError:
+            step /= 2.0
+            if step < CONTINUATION_STEPS[1]:
+                raise failure from None
+            continue
+        q, x, lam, share = found.q, found.x, found.lam, trial
+        step = min(2.0 * step, CONTINUATION_STEPS[2])
+    return found
+
+
+def _newton(
+    form: CartesianFormulation,
+    q: FloatArray,
+    x: FloatArray,
+    lam: FloatArray,
+    t: float,
+    scales: tuple,
+    tolerance: float,
+    max_iterations: int,
+    offset: tuple[_StaticResidual, float] = (None, 0.0),
+) -> Equilibrium:
+    """Damped Newton for ``equilibrium`` from ``(q, x, lam)``; ``scales`` = (force, length, rate
+    scales, residual scale per equation, position and state weights); the equations less
+    ``offset[1]`` times the residuals ``offset[0]``."""
+    system = form.system
+    n = system.n_velocities
+    force_scale, length_scale, rate_scale, residual_scale, weights = scales
+
+    def residual_at(q: FloatArray, x: FloatArray, lam: FloatArray) -> _StaticResidual:
+        return _static_residual(form, q, x, lam, t).less(*offset)
+
     tangent = None
     for iteration in range(max_iterations + 1):
-        residual = _static_residual(form, q, x, lam, t)
+        residual = residual_at(q, x, lam)
         if (
             np.max(np.abs(residual.imbalance), initial=0.0) <= tolerance * force_scale
             and np.max(np.abs(residual.phi), initial=0.0) <= tolerance * length_scale
@@ -186,7 +267,7 @@ def equilibrium(
             # Newton moves the positions by round-off only: the residual left is the round-off of
             # the stiffest element (stiffness times the positions' last bits), not an imbalance.
             return _converged(system, t, q, x, lam, iteration, residual, tangent)
-        q, x, lam = _damped_step(system, form, t, q, x, lam, step, solve, weights)
+        q, x, lam = _damped_step(system, residual_at, q, x, lam, step, solve, weights)
     worst = _largest_residuals(system, residual)
     raise AnalysisError(
         f"statics of model '{system.name}' did not converge in {max_iterations} iterations at t = {t:.6g} s; "
@@ -291,8 +372,7 @@ def _tangent_solver(system: System, tangent: FloatArray, residual_scale: FloatAr
 
 def _damped_step(
     system: System,
-    form: CartesianFormulation,
-    t: float,
+    residual_at: Callable[[FloatArray, FloatArray, FloatArray], _StaticResidual],
     q: FloatArray,
     x: FloatArray,
     lam: FloatArray,
@@ -302,7 +382,8 @@ def _damped_step(
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Take ``step`` (dx, dlambda, dstates) scaled so that no body turns more than
     ``MAX_ROTATION_STEP`` and halved until the simplified Newton correction at the trial point is
-    smaller than the step (both measured in positions and states, with ``weights``)."""
+    smaller than the step (both measured in positions and states, with ``weights``);
+    ``residual_at(q, x, lam)`` the static equations."""
     n, m = system.n_velocities, len(lam)
     dq, dlam, dx = step[:n], step[n : n + m], step[n + m :]
     rotation = np.abs(rigid.velocity_blocks(kinematics.frame_velocities(system, dq))[:, rigid.ROTATION])
@@ -313,7 +394,7 @@ def _damped_step(
         trial_q = kinematics.displace(system, q, damping * dq)
         trial_x = x + damping * dx
         trial_lam = lam + damping * dlam
-        correction = solve(_static_residual(form, trial_q, trial_x, trial_lam, t).newton_rhs(), check=False)
+        correction = solve(residual_at(trial_q, trial_x, trial_lam).newton_rhs(), check=False)
         if (
             size < 1e-12
             or np.linalg.norm(weights * np.r_[correction[:n], correction[n + m :]]) <= (1.0 - damping / 4.0) * size
