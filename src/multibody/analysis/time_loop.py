@@ -4,7 +4,7 @@ and on an error keep what was computed and say where it stopped."""
 from __future__ import annotations
 
 import time as wallclock
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 import numpy as np
@@ -13,7 +13,7 @@ from multibody.analysis.errors import AnalysisError
 from multibody.results import Results, ResultsLayout, ResultsWriter
 from multibody.solve.integrators.base import IntegrationError
 
-Frame = dict[str, np.ndarray]
+Frame = Mapping[str, np.ndarray]
 
 
 class SteppingIntegrator(Protocol):
