@@ -7,8 +7,8 @@ from numba import njit
 
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
-from multibody.formulation.forces import contact_names, contact_quantities
 from multibody.formulation.constraints import ConstraintJacobian, position_level
+from multibody.formulation.forces import contact_names, contact_quantities
 from multibody.formulation.reactions import row_wrenches
 from multibody.results import ResultsLayout
 from multibody.results.storage import FramePacking, PackedFrame
