@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
@@ -79,9 +81,9 @@ def output_frame(
         jacobian = ConstraintJacobian(no_rows[:, 0], no_rows[:, 1], no_rows[:, 2], no_rows[:, 3])
     elif jacobian is None:
         jacobian = position_level(system, rows, frames)[1]
-    _fill_frame(
+    rigid_kinetic, rigid_gravity = _fill_frame(
         frame.row,
-        np.array([slices[key].start for key in FRAME_COLUMNS_COMPILED]),
+        _compiled_columns(frame.packing),
         frames.p_WB_W,
         motion.v_WB_W,
         frames.e_WB,
@@ -100,9 +102,16 @@ def output_frame(
         jacobian.g_vj,
         jacobian.g_wj,
         np.asarray(lam, dtype=float),
+        kinematics.frame_velocities(system, state.v),
+        system.mass,
+        system.inertia,
+        system.gravity,
     )
-    kinetic = 0.5 * float(state.v @ (state.mass_matrix @ state.v))  # formulation.kinetic_energy, in one product
-    potential = formulation.potential_energy(frames, loads)
+    if system.modal is None and system.cables is None and system.rope_spans is None:
+        kinetic, potential = rigid_kinetic, rigid_gravity + loads.potential_energy
+    else:
+        kinetic = 0.5 * float(state.v @ (state.mass_matrix @ state.v))  # formulation.kinetic_energy, in one product
+        potential = formulation.potential_energy(frames, loads)
     row = frame.row
     row[slices["time"].start] = frames.t
     row[slices["energy/kinetic"].start] = kinetic
@@ -146,16 +155,30 @@ def _fill_frame(
     g_vj: FloatArray,
     g_wj: FloatArray,
     lam: FloatArray,
-) -> None:
+    frame_velocity: FloatArray,
+    mass: FloatArray,
+    inertia: FloatArray,
+    gravity: FloatArray,
+) -> tuple[float, float]:
     """Write the entries ``FRAME_COLUMNS_COMPILED`` (starting at ``columns`` of ``row``) in one
     pass: CM positions, velocities and accelerations (world), unit Euler parameters, angular
     velocities and accelerations ``R_WB alpha_B`` in world axes, and the joint reactions
     (``reactions.row_wrenches``) in world and J-marker axes ``R_WM^T f``. The pose and twist
-    arrays include ground's last row; ``frame_acceleration`` is the frames' (6 nb,) block of dv/dt."""
+    arrays include ground's last row; ``frame_acceleration`` and ``frame_velocity`` are the
+    frames' (6 nb,) blocks of dv/dt and v.
+
+    Returns the rigid frames' kinetic energy ``sum 1/2 m v.v + 1/2 w_B . J w_B`` and gravity
+    potential ``-sum m g . p`` [J] (the whole of them for a model of rigid bodies only)."""
     n_bodies, n_elements = e_WB.shape[0], j_marker.shape[0]
     position, velocity, acceleration, euler, angular_velocity, angular_acceleration = columns[:6]
     force_column, torque_column, force_in_j, torque_in_j = columns[6:]
+    kinetic, potential = 0.0, 0.0
     for b in range(n_bodies):
+        for i in range(3):
+            kinetic += 0.5 * mass[b] * frame_velocity[6 * b + i] ** 2
+            potential -= mass[b] * gravity[i] * p_WB_W[b, i]
+            for j in range(3):
+                kinetic += 0.5 * frame_velocity[6 * b + 3 + i] * inertia[b, i, j] * frame_velocity[6 * b + 3 + j]
         norm = np.sqrt(e_WB[b, 0] ** 2 + e_WB[b, 1] ** 2 + e_WB[b, 2] ** 2 + e_WB[b, 3] ** 2)
         for i in range(4):
             row[euler + 4 * b + i] = e_WB[b, i] / norm
@@ -183,6 +206,13 @@ def _fill_frame(
                 torque_M += R[j, i] * torque_W[k, j]
             row[force_in_j + 3 * k + i] = force_M
             row[torque_in_j + 3 * k + i] = torque_M
+    return kinetic, potential
+
+
+@lru_cache(maxsize=16)
+def _compiled_columns(packing: FramePacking) -> np.ndarray:
+    """Where the entries of ``FRAME_COLUMNS_COMPILED`` start in ``packing``'s rows."""
+    return np.array([packing.slices[key].start for key in FRAME_COLUMNS_COMPILED])
 
 
 def _tail_frame(system: System, q_tail: FloatArray, v_tail: FloatArray) -> dict[str, np.ndarray]:
