@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from multibody.analysis.impact import impulse_response
-from multibody.analysis.output import frame_packing, output_frame
+from multibody.analysis.output import frame_packing, output_frame, rigid_bodies_only, rigid_frame
 from multibody.formulation import constraints
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
@@ -110,6 +110,7 @@ class EventDrivenIntegrator:
         self._pending: _Event | None = None
         self._check_initial_gaps(state)
         self._packing = frame_packing(system)
+        self._rigid = rigid_bodies_only(system)
         none = np.zeros(len(self.contacts), dtype=bool)
         self._restart(self._resolve_contacts(state, 0.0, 0.0, none, none), after_event=False)
         self.first_frame = self.frame_at(state.t)
@@ -147,6 +148,8 @@ class EventDrivenIntegrator:
             y, y_dot, z = self.integrator.dense_state(t)
             q, v, x, dissipated, input_work = self.layout.split(self.problem.finalize(y))
             acceleration, lam = self.layout.split(y_dot).v, z[: len(self.form.rows)]
+            if self._rigid:  # the same frame without evaluating what it does not read
+                return rigid_frame(self.form, q, v, t, x, lam, acceleration, dissipated, input_work, self._packing)
             evaluation = self.form.evaluate(q, v, t, x, lam)
         lam = lam[: len(self.system.rows)]
         return output_frame(self.form, evaluation, acceleration, lam, dissipated, input_work, self._packing)

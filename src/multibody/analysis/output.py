@@ -7,13 +7,17 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from multibody.formulation import constraints, forces
 from multibody.formulation import frames as kinematics
+from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
-from multibody.formulation.constraints import ConstraintJacobian, position_level
+from multibody.formulation.constraints import ConstraintJacobian, position_level, row_kernels
 from multibody.formulation.forces import contact_names, contact_quantities
+from multibody.formulation.frames import Pose, Twist
 from multibody.formulation.reactions import row_wrenches
 from multibody.results import ResultsLayout
 from multibody.results.storage import FramePacking, PackedFrame
+from multibody.solve.linear import Matrix
 from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 
@@ -72,10 +76,124 @@ def output_frame(
     The bodies' and joints' entries come from one compiled pass (``_fill_frame``); ``packing``
     (``frame_packing(system)``, default: made here) is passed by callers that make many frames.
     """
+    return _packed_frame(
+        formulation,
+        state.frames,
+        state.motion,
+        state.loads,
+        state.jacobian,
+        state.v,
+        state.x,
+        state.mass_matrix,
+        acceleration,
+        lam,
+        dissipated,
+        input_work,
+        frame_packing(formulation.system) if packing is None else packing,
+    )
+
+
+def rigid_bodies_only(system: System) -> bool:
+    """Whether every body of ``system`` is a rigid frame (no modal body, cable or rope span), so
+    that ``rigid_frame`` applies."""
+    return system.modal is None and system.cables is None and system.rope_spans is None
+
+
+def rigid_frame(
+    formulation: CartesianFormulation,
+    q: FloatArray,
+    v: FloatArray,
+    t: float,
+    x: FloatArray,
+    lam: FloatArray,
+    acceleration: FloatArray,
+    dissipated: float,
+    input_work: float,
+    packing: FramePacking,
+) -> PackedFrame:
+    """``output_frame`` at ``formulation.evaluate(q, v, t, x, lam)`` for a model of rigid bodies
+    (``rigid_bodies_only``), the same to the bit, without evaluating what a frame does not read:
+    one compiled pass gives the frames, twists and constraint coefficients (``_frame_kinematics``:
+    no ``Phi``, ``G`` or ``Q``), then the force elements' loads are evaluated there as in
+    ``evaluate``. ``lam`` (m,) are the multipliers of the formulation's rows, the reactions are
+    those of the system's (the first) rows."""
+    system, rows = formulation.system, formulation.rows
+    f, f_dot = constraints.driver_values(rows, t, 1, q[system.n_frame_positions :])
+    p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, coefficients = _frame_kinematics(
+        kinematics.frame_positions(system, q),
+        kinematics.frame_velocities(system, v),
+        system.marker_body,
+        *kinematics.marker_geometry(system, q),
+        rows.kernel_arrays,
+        f,
+        f_dot,
+    )
+    no_tail = q[system.n_frame_positions :]
+    frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(system, q)[1], p_WM_W, p_BM_W, R_WM, no_tail)
+    w_WB_B = kinematics.split_velocities(system, v)[1]
+    motion = Twist(v_WB_W, w_WB_W, w_WB_B, v_WM_W, w_WM_W, bias_WM_W, v[system.n_frame_velocities :])
+    loads = forces.element_loads(system, frames, motion, x, lam) if formulation.has_loads else forces.NO_LOADS
+    jacobian = ConstraintJacobian(coefficients[:, 0], coefficients[:, 1], coefficients[:, 2], coefficients[:, 3])
+    n_reactions = len(system.rows)
+    return _packed_frame(
+        formulation,
+        frames,
+        motion,
+        loads,
+        jacobian,
+        v,
+        x,
+        None,
+        acceleration,
+        lam[:n_reactions],
+        dissipated,
+        input_work,
+        packing,
+    )
+
+
+@njit(cache=True)
+def _frame_kinematics(
+    q: FloatArray,
+    v: FloatArray,
+    marker_body: np.ndarray,
+    marker_position: FloatArray,
+    marker_orientation: FloatArray,
+    rows: tuple,
+    f: FloatArray,
+    f_dot: FloatArray,
+) -> tuple:
+    """What a frame reads of ``cartesian_kernel.evaluate_rigid``'s results, computed as there:
+    ``(p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, body
+    coefficients (m, 4, 3))``."""
+    i_marker, j_marker = rows[1], rows[2]
+    p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM = rigid.marker_frames(q, marker_body, marker_position, marker_orientation)
+    v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W = rigid.marker_twists(v, R_WB, marker_body, p_BM_W)
+    marker_coefficients = row_kernels(rows[0], i_marker, j_marker, rows[3], rows[4], rows[5], f, f_dot, R_WM, p_WM_W)[2]
+    coefficients = rigid.body_coefficients(marker_coefficients, p_BM_W[i_marker], p_BM_W[j_marker])
+    return p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, coefficients
+
+
+def _packed_frame(
+    formulation: CartesianFormulation,
+    frames: Pose,
+    motion: Twist,
+    loads: forces.ElementLoads,
+    jacobian: ConstraintJacobian | None,
+    v: FloatArray,
+    x: FloatArray,
+    mass_matrix: Matrix | None,
+    acceleration: FloatArray,
+    lam: FloatArray,
+    dissipated: float,
+    input_work: float,
+    packing: FramePacking,
+) -> PackedFrame:
+    """``output_frame`` from the parts of an evaluation it reads (``mass_matrix`` only for a
+    model with other bodies than rigid ones)."""
     system = formulation.system
-    frame = PackedFrame(frame_packing(system) if packing is None else packing)
-    frames, motion, jacobian, loads = state.frames, state.motion, state.jacobian, state.loads
-    rows, slices = system.rows, frame.packing.slices
+    frame = PackedFrame(packing)
+    rows, slices = system.rows, packing.slices
     if len(rows) == 0:
         no_rows = np.zeros((0, 4, 3))  # views like a kernel's coefficients: one compiled variant
         jacobian = ConstraintJacobian(no_rows[:, 0], no_rows[:, 1], no_rows[:, 2], no_rows[:, 3])
@@ -102,15 +220,15 @@ def output_frame(
         jacobian.g_vj,
         jacobian.g_wj,
         np.asarray(lam, dtype=float),
-        kinematics.frame_velocities(system, state.v),
+        kinematics.frame_velocities(system, v),
         system.mass,
         system.inertia,
         system.gravity,
     )
-    if system.modal is None and system.cables is None and system.rope_spans is None:
+    if rigid_bodies_only(system):
         kinetic, potential = rigid_kinetic, rigid_gravity + loads.potential_energy
     else:
-        kinetic = 0.5 * float(state.v @ (state.mass_matrix @ state.v))  # formulation.kinetic_energy, in one product
+        kinetic = 0.5 * float(v @ (mass_matrix @ v))  # formulation.kinetic_energy, in one product
         potential = formulation.potential_energy(frames, loads)
     row = frame.row
     row[slices["time"].start] = frames.t
@@ -124,11 +242,11 @@ def output_frame(
         frame["force/torque"] = loads.torque_W
         frame["force/value"] = loads.value
     if system.n_states:
-        frame["state/x"] = state.x
+        frame["state/x"] = x
     if system.modal or system.cables:
         for key, values in _tail_frame(system, frames.q_modal, motion.v_modal).items():
             frame[key] = values
-    for key, values in _contact_frame(system, state, lam).items():
+    for key, values in _contact_frame(system, frames, motion, x, lam).items():
         frame[key] = values
     return frame
 
@@ -224,9 +342,11 @@ def _tail_frame(system: System, q_tail: FloatArray, v_tail: FloatArray) -> dict[
     return modal | nodes
 
 
-def _contact_frame(system: System, state: Evaluation, lam: FloatArray) -> dict[str, np.ndarray]:
+def _contact_frame(
+    system: System, frames: Pose, motion: Twist, x: FloatArray, lam: FloatArray
+) -> dict[str, np.ndarray]:
     """The ``contact/...`` entries of a frame (none when no element reports contact)."""
     if not contact_names(system):
         return {}
-    quantities = contact_quantities(system, state.frames, state.motion, state.x, lam)
+    quantities = contact_quantities(system, frames, motion, x, lam)
     return {f"contact/{quantity}": values for quantity, values in quantities.items()}
