@@ -246,8 +246,9 @@ def _packed_frame(
     if system.modal or system.cables:
         for key, values in _tail_frame(system, frames.q_modal, motion.v_modal).items():
             frame[key] = values
-    for key, values in _contact_frame(system, frames, motion, x, lam).items():
-        frame[key] = values
+    if formulation.has_loads:  # contacts are force elements
+        for key, values in _contact_frame(system, frames, motion, x, lam).items():
+            frame[key] = values
     return frame
 
 
