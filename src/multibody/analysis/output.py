@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from functools import lru_cache
 
 import numpy as np
@@ -56,9 +57,20 @@ FRAME_COLUMNS_COMPILED = (
 """The frame entries ``_fill_frame`` writes, in the order of its ``columns`` argument."""
 
 
+_PACKINGS: dict[int, tuple[weakref.ref[System], FramePacking]] = {}
+"""``frame_packing``'s, by ``id`` of the live System they were made for"""
+
+
 def frame_packing(system: System) -> FramePacking:
-    """How the frames of ``system`` are packed (``multibody.results.storage.FramePacking``)."""
-    return FramePacking.of(results_layout(system, ""))
+    """How the frames of ``system`` are packed (``multibody.results.storage.FramePacking``); made
+    once per System (``output_frame`` is called per frame by some analyses)."""
+    known = _PACKINGS.get(id(system))
+    if known is not None and known[0]() is system:
+        return known[1]
+    packing = FramePacking.of(results_layout(system, ""))
+    key = id(system)
+    _PACKINGS[key] = (weakref.ref(system, lambda _: _PACKINGS.pop(key, None)), packing)
+    return packing
 
 
 def output_frame(
