@@ -1,8 +1,10 @@
 """Streaming HDF5 storage of results: a writer an analysis appends frames to, and a loader.
 
 An analysis appends one frame per output instant to a :class:`ResultsWriter`. A frame is a
-``dict[str, numpy.ndarray]`` keyed as in :meth:`ResultsLayout.frame_shapes`. The writer keeps
-every frame in memory and, given a path, streams them to an HDF5 file that exists from the
+``dict[str, numpy.ndarray]`` keyed as in :meth:`ResultsLayout.frame_shapes`, or a
+:class:`PackedFrame`, the same entries in one flat row (what the analyses make: it is stored
+in one copy, without checking each entry). The writer keeps every frame in memory, as the
+rows of one array, and, given a path, streams them to an HDF5 file that exists from the
 moment the writer is made, holds every frame at most ``flush_interval`` (0.5 s) of wall time
 after it was appended, and is closed with a status. A run that dies, even by SIGKILL or a power
 cut of the process, leaves a file that :func:`load_results` reads, with every frame appended
