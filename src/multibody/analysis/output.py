@@ -125,65 +125,124 @@ def rigid_frame(
 ) -> PackedFrame:
     """``output_frame`` at ``formulation.evaluate(q, v, t, x, lam)`` for a model of rigid bodies
     (``rigid_bodies_only``), the same to the bit, without evaluating what a frame does not read:
-    one compiled pass gives the frames, twists and constraint coefficients (``_frame_kinematics``:
-    no ``Phi``, ``G`` or ``Q``), then the force elements' loads are evaluated there as in
-    ``evaluate``. ``lam`` (m,) are the multipliers of the formulation's rows, the reactions are
-    those of the system's (the first) rows."""
+    one compiled pass (``_rigid_frame_pass``) computes the frames, twists and constraint
+    coefficients as ``evaluate`` does (but no ``Phi``, ``G`` or ``Q``) and writes the bodies' and
+    joints' entries; the force elements' loads are then evaluated as in ``evaluate``. ``lam``
+    (m,) are the multipliers of the formulation's rows, the reactions are those of the system's
+    (the first) rows."""
     system, rows = formulation.system, formulation.rows
     f, f_dot = constraints.driver_values(rows, t, 1, q[system.n_frame_positions :])
-    p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, coefficients = _frame_kinematics(
+    frame = PackedFrame(packing)
+    reaction_multipliers = np.asarray(lam[: len(system.rows)], dtype=float)
+    p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, kinetic, gravity = _rigid_frame_pass(
+        frame.row,
+        _compiled_columns(packing),
         kinematics.frame_positions(system, q),
         kinematics.frame_velocities(system, v),
+        kinematics.split_positions(system, q)[1],
         system.marker_body,
         *kinematics.marker_geometry(system, q),
         rows.kernel_arrays,
         f,
         f_dot,
+        kinematics.frame_velocities(system, acceleration),
+        system.constraint_markers[:, 1],
+        system.rows.element,
+        system.rows.i_marker,
+        system.rows.j_marker,
+        reaction_multipliers,
+        system.mass,
+        system.inertia,
+        system.gravity,
     )
-    no_tail = q[system.n_frame_positions :]
-    frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(system, q)[1], p_WM_W, p_BM_W, R_WM, no_tail)
-    w_WB_B = kinematics.split_velocities(system, v)[1]
-    motion = Twist(v_WB_W, w_WB_W, w_WB_B, v_WM_W, w_WM_W, bias_WM_W, v[system.n_frame_velocities :])
-    loads = forces.element_loads(system, frames, motion, x, lam) if formulation.has_loads else forces.NO_LOADS
-    jacobian = ConstraintJacobian(coefficients[:, 0], coefficients[:, 1], coefficients[:, 2], coefficients[:, 3])
-    n_reactions = len(system.rows)
-    return _packed_frame(
+    frames, motion, loads = None, None, forces.NO_LOADS
+    if formulation.has_loads:
+        no_tail = q[system.n_frame_positions :]
+        frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(system, q)[1], p_WM_W, p_BM_W, R_WM, no_tail)
+        w_WB_B = kinematics.split_velocities(system, v)[1]
+        motion = Twist(v_WB_W, w_WB_W, w_WB_B, v_WM_W, w_WM_W, bias_WM_W, v[system.n_frame_velocities :])
+        loads = forces.element_loads(system, frames, motion, x, lam)
+    potential = gravity + loads.potential_energy
+    _finish_frame(
+        frame,
         formulation,
         frames,
         motion,
         loads,
-        jacobian,
-        v,
         x,
-        None,
-        acceleration,
-        lam[:n_reactions],
+        reaction_multipliers,
+        t,
+        kinetic,
+        potential,
         dissipated,
         input_work,
-        packing,
     )
+    return frame
 
 
 @njit(cache=True)
-def _frame_kinematics(
+def _rigid_frame_pass(
+    row: FloatArray,
+    columns: np.ndarray,
     q: FloatArray,
     v: FloatArray,
+    e_WB: FloatArray,
     marker_body: np.ndarray,
     marker_position: FloatArray,
     marker_orientation: FloatArray,
     rows: tuple,
     f: FloatArray,
     f_dot: FloatArray,
+    frame_acceleration: FloatArray,
+    j_marker: np.ndarray,
+    element: np.ndarray,
+    row_i_marker: np.ndarray,
+    row_j_marker: np.ndarray,
+    lam: FloatArray,
+    mass: FloatArray,
+    inertia: FloatArray,
+    gravity: FloatArray,
 ) -> tuple:
-    """What a frame reads of ``cartesian_kernel.evaluate_rigid``'s results, computed as there:
-    ``(p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, body
-    coefficients (m, 4, 3))``."""
-    i_marker, j_marker = rows[1], rows[2]
+    """``rigid_frame``'s compiled part: the frames, twists and body coefficients at ``(q (7 nb,),
+    v (6 nb,))`` for the formulation's ``rows`` (``ConstraintRows.kernel_arrays``) with driver
+    values ``f``, ``f_dot``, computed as ``cartesian_kernel.evaluate_rigid`` computes them, and
+    ``_fill_frame`` with them (reactions of the system's rows ``element``, ``row_i_marker``,
+    ``row_j_marker`` at multipliers ``lam``). Returns ``(p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM,
+    v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, kinetic energy, gravity potential)``."""
+    i_marker, j_marker_rows = rows[1], rows[2]
     p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM = rigid.marker_frames(q, marker_body, marker_position, marker_orientation)
     v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W = rigid.marker_twists(v, R_WB, marker_body, p_BM_W)
-    marker_coefficients = row_kernels(rows[0], i_marker, j_marker, rows[3], rows[4], rows[5], f, f_dot, R_WM, p_WM_W)[2]
-    coefficients = rigid.body_coefficients(marker_coefficients, p_BM_W[i_marker], p_BM_W[j_marker])
-    return p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, coefficients
+    marker_coefficients = row_kernels(
+        rows[0], i_marker, j_marker_rows, rows[3], rows[4], rows[5], f, f_dot, R_WM, p_WM_W
+    )[2]
+    coefficients = rigid.body_coefficients(marker_coefficients, p_BM_W[i_marker], p_BM_W[j_marker_rows])
+    kinetic, potential = _fill_frame(
+        row,
+        columns,
+        p_WB_W,
+        v_WB_W,
+        e_WB,
+        R_WB,
+        w_WB_W,
+        frame_acceleration,
+        R_WM,
+        j_marker,
+        element,
+        row_i_marker,
+        row_j_marker,
+        marker_body,
+        p_WM_W,
+        coefficients[:, 0],
+        coefficients[:, 1],
+        coefficients[:, 2],
+        coefficients[:, 3],
+        lam,
+        v,
+        mass,
+        inertia,
+        gravity,
+    )
+    return p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, kinetic, potential
 
 
 def _packed_frame(
@@ -194,23 +253,23 @@ def _packed_frame(
     jacobian: ConstraintJacobian | None,
     v: FloatArray,
     x: FloatArray,
-    mass_matrix: Matrix | None,
+    mass_matrix: Matrix,
     acceleration: FloatArray,
     lam: FloatArray,
     dissipated: float,
     input_work: float,
     packing: FramePacking,
 ) -> PackedFrame:
-    """``output_frame`` from the parts of an evaluation it reads (``mass_matrix`` only for a
-    model with other bodies than rigid ones)."""
+    """``output_frame`` from the parts of an evaluation it reads."""
     system = formulation.system
     frame = PackedFrame(packing)
-    rows, slices = system.rows, packing.slices
+    rows = system.rows
     if len(rows) == 0:
         no_rows = np.zeros((0, 4, 3))  # views like a kernel's coefficients: one compiled variant
         jacobian = ConstraintJacobian(no_rows[:, 0], no_rows[:, 1], no_rows[:, 2], no_rows[:, 3])
     elif jacobian is None:
         jacobian = position_level(system, rows, frames)[1]
+    lam = np.asarray(lam, dtype=float)
     rigid_kinetic, rigid_gravity = _fill_frame(
         frame.row,
         _compiled_columns(frame.packing),
@@ -231,7 +290,7 @@ def _packed_frame(
         jacobian.g_wi,
         jacobian.g_vj,
         jacobian.g_wj,
-        np.asarray(lam, dtype=float),
+        lam,
         kinematics.frame_velocities(system, v),
         system.mass,
         system.inertia,
@@ -242,8 +301,32 @@ def _packed_frame(
     else:
         kinetic = 0.5 * float(v @ (mass_matrix @ v))  # formulation.kinetic_energy, in one product
         potential = formulation.potential_energy(frames, loads)
-    row = frame.row
-    row[slices["time"].start] = frames.t
+    _finish_frame(
+        frame, formulation, frames, motion, loads, x, lam, frames.t, kinetic, potential, dissipated, input_work
+    )
+    return frame
+
+
+def _finish_frame(
+    frame: PackedFrame,
+    formulation: CartesianFormulation,
+    frames: Pose | None,
+    motion: Twist | None,
+    loads: forces.ElementLoads,
+    x: FloatArray,
+    lam: FloatArray,
+    t: float,
+    kinetic: float,
+    potential: float,
+    dissipated: float,
+    input_work: float,
+) -> None:
+    """Write the entries ``_fill_frame`` does not: time [s], energies and work [J], the force
+    elements' loads, the first-order states, the modal and cable coordinates and the contact
+    quantities (``frames`` and ``motion`` are read for the last two only: None will do for a model
+    of rigid bodies without force elements)."""
+    system, row, slices = formulation.system, frame.row, frame.packing.slices
+    row[slices["time"].start] = t
     row[slices["energy/kinetic"].start] = kinetic
     row[slices["energy/potential"].start] = potential
     row[slices["energy/total"].start] = kinetic + potential
@@ -261,7 +344,6 @@ def _packed_frame(
     if formulation.has_loads:  # contacts are force elements
         for key, values in _contact_frame(system, frames, motion, x, lam).items():
             frame[key] = values
-    return frame
 
 
 @njit(cache=True)
