@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from multibody.analysis.impact import impulse_response
-from multibody.analysis.output import output_frame
+from multibody.analysis.output import frame_packing, output_frame, rigid_bodies_only, rigid_frame
 from multibody.formulation import constraints
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
@@ -40,6 +40,7 @@ from multibody.formulation.state import State
 from multibody.model.element import ModelError
 from multibody.model.model import Model
 from multibody.results import Results
+from multibody.results.storage import PackedFrame
 from multibody.solve.integrators.base import IntegrationError
 from multibody.solve.integrators.bdf import BDF
 from multibody.solve.integrators.generalized_alpha import GeneralizedAlpha
@@ -108,6 +109,8 @@ class EventDrivenIntegrator:
         self._counters: dict[str, float] = {}
         self._pending: _Event | None = None
         self._check_initial_gaps(state)
+        self._packing = frame_packing(system)
+        self._rigid = rigid_bodies_only(system)
         none = np.zeros(len(self.contacts), dtype=bool)
         self._restart(self._resolve_contacts(state, 0.0, 0.0, none, none), after_event=False)
         self.first_frame = self.frame_at(state.t)
@@ -125,7 +128,7 @@ class EventDrivenIntegrator:
             if event is not None:
                 self.t, self._pending = event.time, event
 
-    def frame_at(self, t: float) -> dict[str, np.ndarray]:
+    def frame_at(self, t: float) -> PackedFrame:
         """Output frame at ``t`` within the current step: positions and velocities from the
         integrator's dense output, the loads, reactions and energies from one evaluation there.
 
@@ -145,8 +148,11 @@ class EventDrivenIntegrator:
             y, y_dot, z = self.integrator.dense_state(t)
             q, v, x, dissipated, input_work = self.layout.split(self.problem.finalize(y))
             acceleration, lam = self.layout.split(y_dot).v, z[: len(self.form.rows)]
+            if self._rigid:  # the same frame without evaluating what it does not read
+                return rigid_frame(self.form, q, v, t, x, lam, acceleration, dissipated, input_work, self._packing)
             evaluation = self.form.evaluate(q, v, t, x, lam)
-        return output_frame(self.form, evaluation, acceleration, lam[: len(self.system.rows)], dissipated, input_work)
+        lam = lam[: len(self.system.rows)]
+        return output_frame(self.form, evaluation, acceleration, lam, dissipated, input_work, self._packing)
 
     def stats(self) -> dict[str, float]:
         """Integrator counters summed over the restarts, and the impact log (module docstring)."""

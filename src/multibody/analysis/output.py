@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import weakref
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
+from multibody.formulation import constraints, forces
 from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
+from multibody.formulation.constraints import ConstraintJacobian, position_level, row_kernels
 from multibody.formulation.forces import contact_names, contact_quantities
-from multibody.formulation.reactions import reactions
+from multibody.formulation.frames import Pose, Twist
+from multibody.formulation.reactions import row_wrenches
 from multibody.results import ResultsLayout
+from multibody.results.storage import FramePacking, PackedFrame
+from multibody.solve.linear import Matrix
 from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 
@@ -34,6 +42,37 @@ def results_layout(system: System, analysis: str) -> ResultsLayout:
     )
 
 
+FRAME_COLUMNS_COMPILED = (
+    "body/position",
+    "body/velocity",
+    "body/acceleration",
+    "body/euler_parameters",
+    "body/angular_velocity",
+    "body/angular_acceleration",
+    "joint/reaction_force",
+    "joint/reaction_torque",
+    "joint/reaction_force_in_j",
+    "joint/reaction_torque_in_j",
+)
+"""The frame entries ``_fill_frame`` writes, in the order of its ``columns`` argument."""
+
+
+_PACKINGS: dict[int, tuple[weakref.ref[System], FramePacking]] = {}
+"""``frame_packing``'s, by ``id`` of the live System they were made for"""
+
+
+def frame_packing(system: System) -> FramePacking:
+    """How the frames of ``system`` are packed (``multibody.results.storage.FramePacking``); made
+    once per System (``output_frame`` is called per frame by some analyses)."""
+    known = _PACKINGS.get(id(system))
+    if known is not None and known[0]() is system:
+        return known[1]
+    packing = FramePacking.of(results_layout(system, ""))
+    key = id(system)
+    _PACKINGS[key] = (weakref.ref(system, lambda _: _PACKINGS.pop(key, None)), packing)
+    return packing
+
+
 def output_frame(
     formulation: CartesianFormulation,
     state: Evaluation,
@@ -41,78 +80,352 @@ def output_frame(
     lam: FloatArray,
     dissipated: float,
     input_work: float = 0.0,
-) -> dict[str, np.ndarray]:
-    """The frame dict of ``ResultsWriter.append`` at an evaluated state with its accelerations
-    ``dv/dt`` (n_velocities,), multipliers ``lam`` (m,), net dissipated energy and input work [J]."""
-    system = formulation.system
-    frames, motion = state.frames, state.motion
-    a = rigid.velocity_blocks(kinematics.frame_velocities(system, acceleration))
-    force, torque = reactions(system, frames, lam, state.jacobian)
-    euler_parameters, angular_acceleration, force_in_j, torque_in_j = _rotated(
-        frames.e_WB, frames.R_WB, a[:, rigid.ROTATION], frames.R_WM, system.constraint_markers[:, 1], force, torque
+    packing: FramePacking | None = None,
+) -> PackedFrame:
+    """The frame ``ResultsWriter.append`` takes, at an evaluated state with its accelerations
+    ``dv/dt`` (n_velocities,), multipliers ``lam`` (m,), net dissipated energy and input work [J].
+
+    The bodies' and joints' entries come from one compiled pass (``_fill_frame``); ``packing``
+    (``frame_packing(system)``, default: made here) is passed by callers that make many frames.
+    """
+    return _packed_frame(
+        formulation,
+        state.frames,
+        state.motion,
+        state.loads,
+        state.jacobian,
+        state.v,
+        state.x,
+        state.mass_matrix,
+        acceleration,
+        lam,
+        dissipated,
+        input_work,
+        frame_packing(formulation.system) if packing is None else packing,
     )
-    kinetic = 0.5 * float(state.v @ (state.mass_matrix @ state.v))  # formulation.kinetic_energy, in one product
-    potential = formulation.potential_energy(frames, state.loads)
-    return (
-        {
-            "time": np.asarray(frames.t),
-            "body/position": frames.p_WB_W[:-1],
-            "body/velocity": motion.v_WB_W[:-1],
-            "body/acceleration": a[:, rigid.TRANSLATION],
-            "body/euler_parameters": euler_parameters,
-            "body/angular_velocity": motion.w_WB_W[:-1],
-            "body/angular_acceleration": angular_acceleration,
-            "joint/reaction_force": force,
-            "joint/reaction_torque": torque,
-            "joint/reaction_force_in_j": force_in_j,
-            "joint/reaction_torque_in_j": torque_in_j,
-            "force/force": state.loads.force_W,
-            "force/torque": state.loads.torque_W,
-            "force/value": state.loads.value,
-            "energy/kinetic": np.asarray(kinetic),
-            "energy/potential": np.asarray(potential),
-            "energy/total": np.asarray(kinetic + potential),
-            "energy/dissipated": np.asarray(dissipated),
-            "work/input": np.asarray(input_work),
-        }
-        | ({"state/x": state.x} if system.n_states else {})
-        | _tail_frame(system, frames.q_modal, motion.v_modal)
-        | _contact_frame(system, state, lam)
+
+
+def rigid_bodies_only(system: System) -> bool:
+    """Whether every body of ``system`` is a rigid frame (no modal body, cable or rope span), so
+    that ``rigid_frame`` applies."""
+    return system.modal is None and system.cables is None and system.rope_spans is None
+
+
+def rigid_frame(
+    formulation: CartesianFormulation,
+    q: FloatArray,
+    v: FloatArray,
+    t: float,
+    x: FloatArray,
+    lam: FloatArray,
+    acceleration: FloatArray,
+    dissipated: float,
+    input_work: float,
+    packing: FramePacking,
+) -> PackedFrame:
+    """``output_frame`` at ``formulation.evaluate(q, v, t, x, lam)`` for a model of rigid bodies
+    (``rigid_bodies_only``), the same to the bit, without evaluating what a frame does not read:
+    one compiled pass (``_rigid_frame_pass``) computes the frames, twists and constraint
+    coefficients as ``evaluate`` does (but no ``Phi``, ``G`` or ``Q``) and writes the bodies' and
+    joints' entries; the force elements' loads are then evaluated as in ``evaluate``. ``lam``
+    (m,) are the multipliers of the formulation's rows, the reactions are those of the system's
+    (the first) rows."""
+    system, rows = formulation.system, formulation.rows
+    f, f_dot = constraints.driver_values(rows, t, 1, q[system.n_frame_positions :])
+    frame = PackedFrame(packing)
+    reaction_multipliers = np.asarray(lam[: len(system.rows)], dtype=float)
+    p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, kinetic, gravity = _rigid_frame_pass(
+        frame.row,
+        _compiled_columns(packing),
+        kinematics.frame_positions(system, q),
+        kinematics.frame_velocities(system, v),
+        kinematics.split_positions(system, q)[1],
+        system.marker_body,
+        *kinematics.marker_geometry(system, q),
+        rows.kernel_arrays,
+        f,
+        f_dot,
+        kinematics.frame_velocities(system, acceleration),
+        system.constraint_markers[:, 1],
+        system.rows.element,
+        system.rows.i_marker,
+        system.rows.j_marker,
+        reaction_multipliers,
+        system.mass,
+        system.inertia,
+        system.gravity,
     )
+    frames, motion, loads = None, None, forces.NO_LOADS
+    if formulation.has_loads:
+        no_tail = q[system.n_frame_positions :]
+        frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(system, q)[1], p_WM_W, p_BM_W, R_WM, no_tail)
+        w_WB_B = kinematics.split_velocities(system, v)[1]
+        motion = Twist(v_WB_W, w_WB_W, w_WB_B, v_WM_W, w_WM_W, bias_WM_W, v[system.n_frame_velocities :])
+        loads = forces.element_loads(system, frames, motion, x, lam)
+    potential = gravity + loads.potential_energy
+    _finish_frame(
+        frame,
+        formulation,
+        frames,
+        motion,
+        loads,
+        x,
+        reaction_multipliers,
+        t,
+        kinetic,
+        potential,
+        dissipated,
+        input_work,
+    )
+    return frame
 
 
 @njit(cache=True)
-def _rotated(
+def _rigid_frame_pass(
+    row: FloatArray,
+    columns: np.ndarray,
+    q: FloatArray,
+    v: FloatArray,
+    e_WB: FloatArray,
+    marker_body: np.ndarray,
+    marker_position: FloatArray,
+    marker_orientation: FloatArray,
+    rows: tuple,
+    f: FloatArray,
+    f_dot: FloatArray,
+    frame_acceleration: FloatArray,
+    j_marker: np.ndarray,
+    element: np.ndarray,
+    row_i_marker: np.ndarray,
+    row_j_marker: np.ndarray,
+    lam: FloatArray,
+    mass: FloatArray,
+    inertia: FloatArray,
+    gravity: FloatArray,
+) -> tuple:
+    """``rigid_frame``'s compiled part: the frames, twists and body coefficients at ``(q (7 nb,),
+    v (6 nb,))`` for the formulation's ``rows`` (``ConstraintRows.kernel_arrays``) with driver
+    values ``f``, ``f_dot``, computed as ``cartesian_kernel.evaluate_rigid`` computes them, and
+    ``_fill_frame`` with them (reactions of the system's rows ``element``, ``row_i_marker``,
+    ``row_j_marker`` at multipliers ``lam``). Returns ``(p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM,
+    v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, kinetic energy, gravity potential)``."""
+    i_marker, j_marker_rows = rows[1], rows[2]
+    p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM = rigid.marker_frames(q, marker_body, marker_position, marker_orientation)
+    v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W = rigid.marker_twists(v, R_WB, marker_body, p_BM_W)
+    marker_coefficients = row_kernels(
+        rows[0], i_marker, j_marker_rows, rows[3], rows[4], rows[5], f, f_dot, R_WM, p_WM_W
+    )[2]
+    coefficients = rigid.body_coefficients(marker_coefficients, p_BM_W[i_marker], p_BM_W[j_marker_rows])
+    kinetic, potential = _fill_frame(
+        row,
+        columns,
+        p_WB_W,
+        v_WB_W,
+        e_WB,
+        R_WB,
+        w_WB_W,
+        frame_acceleration,
+        R_WM,
+        j_marker,
+        element,
+        row_i_marker,
+        row_j_marker,
+        marker_body,
+        p_WM_W,
+        coefficients[:, 0],
+        coefficients[:, 1],
+        coefficients[:, 2],
+        coefficients[:, 3],
+        lam,
+        v,
+        mass,
+        inertia,
+        gravity,
+    )
+    return p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, kinetic, potential
+
+
+def _packed_frame(
+    formulation: CartesianFormulation,
+    frames: Pose,
+    motion: Twist,
+    loads: forces.ElementLoads,
+    jacobian: ConstraintJacobian | None,
+    v: FloatArray,
+    x: FloatArray,
+    mass_matrix: Matrix,
+    acceleration: FloatArray,
+    lam: FloatArray,
+    dissipated: float,
+    input_work: float,
+    packing: FramePacking,
+) -> PackedFrame:
+    """``output_frame`` from the parts of an evaluation it reads."""
+    system = formulation.system
+    frame = PackedFrame(packing)
+    rows = system.rows
+    if len(rows) == 0:
+        no_rows = np.zeros((0, 4, 3))  # views like a kernel's coefficients: one compiled variant
+        jacobian = ConstraintJacobian(no_rows[:, 0], no_rows[:, 1], no_rows[:, 2], no_rows[:, 3])
+    elif jacobian is None:
+        jacobian = position_level(system, rows, frames)[1]
+    lam = np.asarray(lam, dtype=float)
+    rigid_kinetic, rigid_gravity = _fill_frame(
+        frame.row,
+        _compiled_columns(frame.packing),
+        frames.p_WB_W,
+        motion.v_WB_W,
+        frames.e_WB,
+        frames.R_WB,
+        motion.w_WB_W,
+        kinematics.frame_velocities(system, acceleration),
+        frames.R_WM,
+        system.constraint_markers[:, 1],
+        rows.element,
+        rows.i_marker,
+        rows.j_marker,
+        system.marker_body,
+        frames.p_WM_W,
+        jacobian.g_vi,
+        jacobian.g_wi,
+        jacobian.g_vj,
+        jacobian.g_wj,
+        lam,
+        kinematics.frame_velocities(system, v),
+        system.mass,
+        system.inertia,
+        system.gravity,
+    )
+    if rigid_bodies_only(system):
+        kinetic, potential = rigid_kinetic, rigid_gravity + loads.potential_energy
+    else:
+        kinetic = 0.5 * float(v @ (mass_matrix @ v))  # formulation.kinetic_energy, in one product
+        potential = formulation.potential_energy(frames, loads)
+    _finish_frame(
+        frame, formulation, frames, motion, loads, x, lam, frames.t, kinetic, potential, dissipated, input_work
+    )
+    return frame
+
+
+def _finish_frame(
+    frame: PackedFrame,
+    formulation: CartesianFormulation,
+    frames: Pose | None,
+    motion: Twist | None,
+    loads: forces.ElementLoads,
+    x: FloatArray,
+    lam: FloatArray,
+    t: float,
+    kinetic: float,
+    potential: float,
+    dissipated: float,
+    input_work: float,
+) -> None:
+    """Write the entries ``_fill_frame`` does not: time [s], energies and work [J], the force
+    elements' loads, the first-order states, the modal and cable coordinates and the contact
+    quantities (``frames`` and ``motion`` are read for the last two only: None will do for a model
+    of rigid bodies without force elements)."""
+    system, row, slices = formulation.system, frame.row, frame.packing.slices
+    row[slices["time"].start] = t
+    row[slices["energy/kinetic"].start] = kinetic
+    row[slices["energy/potential"].start] = potential
+    row[slices["energy/total"].start] = kinetic + potential
+    row[slices["energy/dissipated"].start] = dissipated
+    row[slices["work/input"].start] = input_work
+    if len(system.force_names):
+        frame["force/force"] = loads.force_W
+        frame["force/torque"] = loads.torque_W
+        frame["force/value"] = loads.value
+    if system.n_states:
+        frame["state/x"] = x
+    if system.modal or system.cables:
+        for key, values in _tail_frame(system, frames.q_modal, motion.v_modal).items():
+            frame[key] = values
+    if formulation.has_loads:  # contacts are force elements
+        for key, values in _contact_frame(system, frames, motion, x, lam).items():
+            frame[key] = values
+
+
+@njit(cache=True)
+def _fill_frame(
+    row: FloatArray,
+    columns: np.ndarray,
+    p_WB_W: FloatArray,
+    v_WB_W: FloatArray,
     e_WB: FloatArray,
     R_WB: FloatArray,
-    alpha_WB_B: FloatArray,
+    w_WB_W: FloatArray,
+    frame_acceleration: FloatArray,
     R_WM: FloatArray,
     j_marker: np.ndarray,
-    force_W: FloatArray,
-    torque_W: FloatArray,
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-    """The frame's entries that turn vectors between axes, in one compiled pass: unit Euler
-    parameters (nb, 4), angular accelerations in world axes ``R_WB alpha_B`` (nb, 3) [rad/s^2], and
-    the reactions (nc, 3) in the axes of each element's J marker ``R_WM^T f``."""
-    n_bodies, n_elements = e_WB.shape[0], force_W.shape[0]
-    unit = np.empty((n_bodies, 4))
-    alpha_WB_W = np.zeros((n_bodies, 3))
+    element: np.ndarray,
+    row_i_marker: np.ndarray,
+    row_j_marker: np.ndarray,
+    marker_body: np.ndarray,
+    p_WM_W: FloatArray,
+    g_vi: FloatArray,
+    g_wi: FloatArray,
+    g_vj: FloatArray,
+    g_wj: FloatArray,
+    lam: FloatArray,
+    frame_velocity: FloatArray,
+    mass: FloatArray,
+    inertia: FloatArray,
+    gravity: FloatArray,
+) -> tuple[float, float]:
+    """Write the entries ``FRAME_COLUMNS_COMPILED`` (starting at ``columns`` of ``row``) in one
+    pass: CM positions, velocities and accelerations (world), unit Euler parameters, angular
+    velocities and accelerations ``R_WB alpha_B`` in world axes, and the joint reactions
+    (``reactions.row_wrenches``) in world and J-marker axes ``R_WM^T f``. The pose and twist
+    arrays include ground's last row; ``frame_acceleration`` and ``frame_velocity`` are the
+    frames' (6 nb,) blocks of dv/dt and v.
+
+    Returns the rigid frames' kinetic energy ``sum 1/2 m v.v + 1/2 w_B . J w_B`` and gravity
+    potential ``-sum m g . p`` [J] (the whole of them for a model of rigid bodies only)."""
+    n_bodies, n_elements = e_WB.shape[0], j_marker.shape[0]
+    position, velocity, acceleration, euler, angular_velocity, angular_acceleration = columns[:6]
+    force_column, torque_column, force_in_j, torque_in_j = columns[6:]
+    kinetic, potential = 0.0, 0.0
     for b in range(n_bodies):
+        for i in range(3):
+            kinetic += 0.5 * mass[b] * frame_velocity[6 * b + i] ** 2
+            potential -= mass[b] * gravity[i] * p_WB_W[b, i]
+            for j in range(3):
+                kinetic += 0.5 * frame_velocity[6 * b + 3 + i] * inertia[b, i, j] * frame_velocity[6 * b + 3 + j]
         norm = np.sqrt(e_WB[b, 0] ** 2 + e_WB[b, 1] ** 2 + e_WB[b, 2] ** 2 + e_WB[b, 3] ** 2)
         for i in range(4):
-            unit[b, i] = e_WB[b, i] / norm
+            row[euler + 4 * b + i] = e_WB[b, i] / norm
         for i in range(3):
+            row[position + 3 * b + i] = p_WB_W[b, i]
+            row[velocity + 3 * b + i] = v_WB_W[b, i]
+            row[angular_velocity + 3 * b + i] = w_WB_W[b, i]
+            row[acceleration + 3 * b + i] = frame_acceleration[6 * b + i]
+            alpha = 0.0
             for j in range(3):
-                alpha_WB_W[b, i] += R_WB[b, i, j] * alpha_WB_B[b, j]
-    force_M = np.zeros((n_elements, 3))
-    torque_M = np.zeros((n_elements, 3))
+                alpha += R_WB[b, i, j] * frame_acceleration[6 * b + 3 + j]
+            row[angular_acceleration + 3 * b + i] = alpha
+    force_W, torque_W = row_wrenches(
+        n_elements, element, row_i_marker, row_j_marker, marker_body, p_WM_W, p_WB_W, g_vi, g_wi, g_vj, g_wj, lam
+    )
     for k in range(n_elements):
         R = R_WM[j_marker[k]]
         for i in range(3):
+            row[force_column + 3 * k + i] = force_W[k, i]
+            row[torque_column + 3 * k + i] = torque_W[k, i]
+            force_M = 0.0
+            torque_M = 0.0
             for j in range(3):
-                force_M[k, i] += R[j, i] * force_W[k, j]
-                torque_M[k, i] += R[j, i] * torque_W[k, j]
-    return unit, alpha_WB_W, force_M, torque_M
+                force_M += R[j, i] * force_W[k, j]
+                torque_M += R[j, i] * torque_W[k, j]
+            row[force_in_j + 3 * k + i] = force_M
+            row[torque_in_j + 3 * k + i] = torque_M
+    return kinetic, potential
+
+
+@lru_cache(maxsize=16)
+def _compiled_columns(packing: FramePacking) -> np.ndarray:
+    """Where the entries of ``FRAME_COLUMNS_COMPILED`` start in ``packing``'s rows."""
+    return np.array([packing.slices[key].start for key in FRAME_COLUMNS_COMPILED])
 
 
 def _tail_frame(system: System, q_tail: FloatArray, v_tail: FloatArray) -> dict[str, np.ndarray]:
@@ -124,9 +437,11 @@ def _tail_frame(system: System, q_tail: FloatArray, v_tail: FloatArray) -> dict[
     return modal | nodes
 
 
-def _contact_frame(system: System, state: Evaluation, lam: FloatArray) -> dict[str, np.ndarray]:
+def _contact_frame(
+    system: System, frames: Pose, motion: Twist, x: FloatArray, lam: FloatArray
+) -> dict[str, np.ndarray]:
     """The ``contact/...`` entries of a frame (none when no element reports contact)."""
     if not contact_names(system):
         return {}
-    quantities = contact_quantities(system, state.frames, state.motion, state.x, lam)
+    quantities = contact_quantities(system, frames, motion, x, lam)
     return {f"contact/{quantity}": values for quantity, values in quantities.items()}

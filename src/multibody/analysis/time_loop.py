@@ -4,7 +4,7 @@ and on an error keep what was computed and say where it stopped."""
 from __future__ import annotations
 
 import time as wallclock
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 import numpy as np
@@ -13,7 +13,7 @@ from multibody.analysis.errors import AnalysisError
 from multibody.results import Results, ResultsLayout, ResultsWriter
 from multibody.solve.integrators.base import IntegrationError
 
-Frame = dict[str, np.ndarray]
+Frame = Mapping[str, np.ndarray]
 
 
 class SteppingIntegrator(Protocol):
@@ -44,7 +44,9 @@ def integrate_to_output(
     names the time and the file; Ctrl-C closes them as "interrupted".
     """
     t0 = integrator.t
-    output_times = t0 + output_step * np.arange(1, int(np.floor((t_end - t0) / output_step + 1e-9)) + 1)
+    count = int(np.floor((t_end - t0) / output_step + 1e-9))
+    output_times = (t0 + output_step * np.arange(1, count + 1)).tolist()
+    reached = 1e-12 * max(1.0, t_end)  # an output time this close after the step's end is in the step
     started = wallclock.perf_counter()
 
     def statistics() -> dict[str, float]:
@@ -66,10 +68,8 @@ def integrate_to_output(
         while integrator.t < t_end:
             integrator.step()
             bar.update(integrator.t - integrator.t_old)
-            while next_output < len(output_times) and output_times[next_output] <= integrator.t + 1e-12 * max(
-                1.0, t_end
-            ):
-                writer.append(frame_at(float(output_times[next_output])))
+            while next_output < count and output_times[next_output] <= integrator.t + reached:
+                writer.append(frame_at(output_times[next_output]))
                 next_output += 1
     except Exception as error:
         # The integrator gave up, or a user law raised: keep what was computed and say where.

@@ -30,7 +30,7 @@ def reactions(
         return np.zeros((n_elements, 3)), np.zeros((n_elements, 3))
     if jacobian is None:
         _, jacobian, _ = position_level(system, rows, frames)
-    return _row_wrenches(
+    return row_wrenches(
         n_elements,
         rows.element,
         rows.i_marker,
@@ -47,7 +47,7 @@ def reactions(
 
 
 @njit(cache=True)
-def _row_wrenches(
+def row_wrenches(
     n_elements: int,
     element: np.ndarray,
     i_marker: np.ndarray,

@@ -1,8 +1,10 @@
 """Streaming HDF5 storage of results: a writer an analysis appends frames to, and a loader.
 
 An analysis appends one frame per output instant to a :class:`ResultsWriter`. A frame is a
-``dict[str, numpy.ndarray]`` keyed as in :meth:`ResultsLayout.frame_shapes`. The writer keeps
-every frame in memory and, given a path, streams them to an HDF5 file that exists from the
+``dict[str, numpy.ndarray]`` keyed as in :meth:`ResultsLayout.frame_shapes`, or a
+:class:`PackedFrame`, the same entries in one flat row (what the analyses make: it is stored
+in one copy, without checking each entry). The writer keeps every frame in memory, as the
+rows of one array, and, given a path, streams them to an HDF5 file that exists from the
 moment the writer is made, holds every frame at most ``flush_interval`` (0.5 s) of wall time
 after it was appended, and is closed with a status. A run that dies, even by SIGKILL or a power
 cut of the process, leaves a file that :func:`load_results` reads, with every frame appended
@@ -62,7 +64,9 @@ import math
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from types import TracebackType
 
@@ -135,7 +139,7 @@ class _ResultsFile:
         for key, block in rows.items():
             dataset = self._file[key]
             dataset.resize(new_count, axis=0)
-            dataset[self._frame_count :] = block
+            dataset[self._frame_count :] = np.ascontiguousarray(block)
         self._file.flush()
         self._frame_count = new_count
         self._file.attrs["frame_count"] = new_count
@@ -151,34 +155,114 @@ class _ResultsFile:
         self._file.close()
 
 
+@dataclass(frozen=True, eq=False)
+class FramePacking:
+    """Where each entry of a frame lies in one flat float64 row: the frames of a run are kept as
+    rows of one (T, width) array, so that storing a frame is a single copy.
+
+    Made from ``ResultsLayout.frame_shapes()``; equal packings have the same keys and shapes in
+    the same order."""
+
+    shapes: tuple[tuple[str, tuple[int, ...]], ...]
+    """(key, frame shape) per entry, in row order"""
+
+    @cached_property
+    def slices(self) -> dict[str, slice]:
+        """Per key, its columns of the row."""
+        slices, start = {}, 0
+        for key, shape in self.shapes:
+            size = math.prod(shape)
+            slices[key] = slice(start, start + size)
+            start += size
+        return slices
+
+    @cached_property
+    def frame_shapes(self) -> dict[str, tuple[int, ...]]:
+        """Per key, the entry's shape in one frame."""
+        return dict(self.shapes)
+
+    @cached_property
+    def width(self) -> int:
+        """Floats per frame."""
+        return sum(math.prod(shape) for _, shape in self.shapes)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, FramePacking) and self.shapes == other.shapes)
+
+    def __hash__(self) -> int:
+        return hash(self.shapes)
+
+    @staticmethod
+    def of(layout: ResultsLayout) -> FramePacking:
+        """The packing of ``layout``'s frames."""
+        return FramePacking(tuple(layout.frame_shapes().items()))
+
+    def unpack(self, rows: FloatArray) -> dict[str, FloatArray]:
+        """Views of packed ``rows`` (..., width) keyed like a frame, each (..., *frame shape)."""
+        lead = rows.shape[:-1]
+        return {key: rows[..., self.slices[key]].reshape(*lead, *shape) for key, shape in self.shapes}
+
+
+class PackedFrame(Mapping[str, FloatArray]):
+    """One frame stored as a packed row (``FramePacking``), read like the frame dict: ``frame[key]``
+    is a view of the row with the entry's shape. ``ResultsWriter.append`` copies it in one go."""
+
+    __slots__ = ("packing", "row")
+
+    def __init__(self, packing: FramePacking, row: FloatArray | None = None) -> None:
+        self.packing = packing
+        self.row = np.empty(packing.width) if row is None else row
+        """(width,) the frame's values"""
+
+    def __getitem__(self, key: str) -> FloatArray:
+        return self.row[self.packing.slices[key]].reshape(self.packing.frame_shapes[key])
+
+    def __setitem__(self, key: str, value: npt.ArrayLike) -> None:
+        """Write one entry (its frame shape, or anything that broadcasts to it)."""
+        self.row[self.packing.slices[key]] = np.ravel(value)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.packing.slices)
+
+    def __len__(self) -> int:
+        return len(self.packing.shapes)
+
+
 class _FrameBuffer:
-    """Frames kept in memory as arrays with a leading time axis that grow by doubling."""
+    """Frames kept in memory as packed rows (``FramePacking``) of one array that grows by doubling."""
 
     def __init__(self, layout: ResultsLayout) -> None:
         self._layout = layout
-        self._frame_shapes = layout.frame_shapes()
+        self.packing = FramePacking.of(layout)
+        self._frame_shapes = self.packing.frame_shapes
         self._count = 0
-        self._arrays = {key: np.empty((16, *shape)) for key, shape in self._frame_shapes.items()}
+        self._rows = np.empty((16, self.packing.width))
 
     def __len__(self) -> int:
         return self._count
 
     def append(self, frame: Mapping[str, npt.ArrayLike]) -> None:
-        """Check the frame's keys and shapes against the layout and store a copy."""
+        """Store a copy of the frame; a frame of another packing is checked against the layout's
+        keys and shapes first."""
+        if self._count == len(self._rows):
+            self._rows = np.concatenate([self._rows, np.empty_like(self._rows)])
+        if isinstance(frame, PackedFrame) and frame.packing == self.packing:
+            self._rows[self._count] = frame.row
+            self._count += 1
+            return
         if frame.keys() != self._frame_shapes.keys():
             self._layout.check_keys(frame.keys(), "frame keys")
         for key, frame_shape in self._frame_shapes.items():
             if np.shape(frame[key]) != frame_shape:
                 raise ValueError(f"frame[{key!r}] has shape {np.shape(frame[key])}; the layout needs {frame_shape}")
-        if self._count == len(self._arrays["time"]):
-            self._arrays = {key: np.concatenate([array, np.empty_like(array)]) for key, array in self._arrays.items()}
-        for key, array in self._arrays.items():
-            array[self._count] = frame[key]
+        row = self._rows[self._count]
+        for key, columns in self.packing.slices.items():
+            row[columns] = np.ravel(frame[key])
         self._count += 1
 
     def rows(self, start: int, stop: int) -> dict[str, FloatArray]:
         """Views of frames start..stop-1, keyed like a frame, each (stop - start, *frame shape)."""
-        return {key: array[start:stop] for key, array in self._arrays.items()}
+        return self.packing.unpack(self._rows[start:stop])
 
 
 class ResultsWriter:
@@ -227,6 +311,11 @@ class ResultsWriter:
         return self._layout
 
     @property
+    def packing(self) -> FramePacking:
+        """How the frames are packed in memory (a ``PackedFrame`` of it is stored in one copy)."""
+        return self._frames.packing
+
+    @property
     def closed(self) -> bool:
         """Whether :meth:`close` has been called."""
         return self._status != "running"
@@ -236,7 +325,8 @@ class ResultsWriter:
 
         Args:
             frame: one array per key of ``layout.frame_shapes()``, e.g. "time" (),
-                "body/position" (nb, 3); values are copied.
+                "body/position" (nb, 3), or a ``PackedFrame`` (of ``packing``: stored in one
+                copy); values are copied.
         """
         if self.closed:
             raise RuntimeError(f"cannot append to a ResultsWriter closed with status {self._status!r}")
