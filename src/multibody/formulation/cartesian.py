@@ -107,10 +107,23 @@ class CartesianFormulation:
         self.mass_matrix: Matrix = mass_matrix if self.sparse else mass_matrix.toarray()
         self._body_columns = kinematics.body_velocity_columns(system)
         """per body, its velocity coordinates in ``v`` (a flexible body's frame and modal ones)"""
-        self._coupling = system.adjacency if system.cables is None else _attachment_coupling(system, self._body_columns)
-        """per coupling group, the groups whose residual its coordinates change outside the cable and span
-        elements (whose tangents ``_element_tangents`` gives): ``System.adjacency`` less those elements"""
+        self._coupling, self._velocity_coupling = (
+            (system.adjacency,) * 2 if system.cables is None else _attachment_coupling(system, self._body_columns)
+        )
+        """per coupling group, the groups whose residual its positions (velocities) change outside the
+        cable and span elements (whose tangents ``_element_tangents`` gives): ``System.adjacency`` less
+        those elements (and, for velocities, less the constraints, which do not read them)"""
         self._colors = _distance_two_coloring(self._coupling)
+        self._velocity_colors = [
+            members
+            for members in (
+                [b for b in color if self._velocity_coupling[b]]
+                for color in _distance_two_coloring(self._velocity_coupling)
+            )
+            if members
+        ]
+        self._time_values: tuple[float, tuple[FloatArray, FloatArray]] | None = None
+        """``(t, driver_values at t)`` of the latest time evaluated (``_driver_values``)"""
         self.reads_multipliers = system.reads_multipliers
         """Whether any load depends on the multipliers of the constraint rows."""
         self.limits_steps = any(group.family.step_limit for group in system.force_groups)
@@ -146,7 +159,7 @@ class CartesianFormulation:
         s, rows = self.system, self.rows
         q = np.ascontiguousarray(q, dtype=float)
         v = np.ascontiguousarray(v, dtype=float)
-        f, f_dot = constraints.driver_values(rows, t, 1, q[s.n_frame_positions :])
+        f, f_dot = self._driver_values(t, q[s.n_frame_positions :])
         (
             p_WB_W,
             R_WB,
@@ -216,6 +229,18 @@ class CartesianFormulation:
         return Evaluation(
             frames, motion, loads, generalized_force, phi, G, nu, q, v, x, lam, jacobian, element_wrench, mass_matrix
         )
+
+    def _driver_values(self, t: float, q_tail: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``constraints.driver_values(rows, t, 1, q_tail)``, the drivers' functions of time called once
+        per time ``t`` (Newton and the finite differences of a step evaluate many states at one ``t``)."""
+        rows = self.rows
+        if self._time_values is None or self._time_values[0] != t:
+            self._time_values = (t, constraints.driver_values(rows, t, 1))
+        f, f_dot = (values.copy() for values in self._time_values[1])
+        if rows.coordinate is not None:  # the rows that read a coordinate, as driver_values sets them
+            reads = rows.coordinate >= 0
+            f[reads] = q_tail[rows.coordinate[reads]] - rows.reference[reads]
+        return f, f_dot
 
     def _with_mass_blocks(self, mass_matrix: Matrix, columns: IntArray, blocks: FloatArray) -> Matrix:
         """``mass_matrix`` plus ``blocks`` (k, w, w) at ``columns`` (k, w): sparse, a new matrix
@@ -375,8 +400,9 @@ class CartesianFormulation:
         The cable and span elements' parts come element by element (``_element_tangents``); the rest
         by finite differences of the residual without them, the coupling groups that share no
         neighbour outside those elements (``_coupling``) perturbed together (distance-2 colouring),
-        so the cost is 2 evaluations per colour and coordinate of its largest group whatever the
-        number of groups.
+        so the cost is one evaluation per colour and coordinate of its largest group whatever the
+        number of groups, for positions and for velocities (whose colouring leaves out the groups no
+        load reads the velocities of: a cable node's, unless a force element is attached to it).
         """
         s = self.system
         n = s.n_velocities
@@ -387,36 +413,40 @@ class CartesianFormulation:
 
         base = residual(q, v)
         size = kinematics.position_scale(s, q)
-        columns, coupling = self._body_columns, self._coupling
-        rows, cols, stiffness, damping = [], [], [], []
-        for color in self._colors:
-            for k in range(max(columns[b].size for b in color)):
-                members = [b for b in color if columns[b].size > k]
-                index = np.array([columns[b][k] for b in members])
-                step = np.zeros(n)
-                step[index] = position_step = 1e-7 * (1.0 + size[index])
-                dK = residual(kinematics.displace(s, q, step), v) - base
-                dv = np.zeros(n)
-                dv[index] = velocity_step = 1e-7 * (1.0 + np.abs(v[index]))
-                dC = residual(q, v + dv) - base
-                for b, column, hx, hv in zip(members, index, position_step, velocity_step):
-                    affected = np.concatenate([columns[a] for a in coupling[b]])
-                    rows.append(affected)
-                    cols.append(np.full(affected.size, column))
-                    stiffness.append(dK[affected] / hx)
-                    damping.append(dC[affected] / hv)
-        for element_columns, element_stiffness, element_damping in self._element_tangents(q, v):
+        columns = self._body_columns
+        # per derivative (positions: K, velocities: C): rows, columns, values
+        entries: tuple[tuple[list, list, list], ...] = (([], [], []), ([], [], []))
+        passes = ((self._colors, self._coupling), (self._velocity_colors, self._velocity_coupling))
+        for (colors, coupling), (rows, cols, values) in zip(passes, entries):
+            for color in colors:
+                for k in range(max(columns[b].size for b in color)):
+                    members = [b for b in color if columns[b].size > k]
+                    index = np.array([columns[b][k] for b in members])
+                    step = np.zeros(n)
+                    if coupling is self._coupling:
+                        step[index] = steps = 1e-7 * (1.0 + size[index])
+                        change = residual(kinematics.displace(s, q, step), v) - base
+                    else:
+                        step[index] = steps = 1e-7 * (1.0 + np.abs(v[index]))
+                        change = residual(q, v + step) - base
+                    for b, column, h in zip(members, index, steps):
+                        affected = np.concatenate([columns[a] for a in coupling[b]])
+                        rows.append(affected)
+                        cols.append(np.full(affected.size, column))
+                        values.append(change[affected] / h)
+        for element_columns, *tangents in self._element_tangents(q, v):
             width = element_columns.shape[1]
-            rows.append(np.repeat(element_columns, width, axis=1).reshape(-1))
-            cols.append(np.tile(element_columns, (1, width)).reshape(-1))
-            stiffness.append(element_stiffness.reshape(-1))
-            damping.append(element_damping.reshape(-1))
-        if not rows:
-            empty = sp.csr_matrix((n, n)) if self.sparse else np.zeros((n, n))
-            return empty, empty
-        r, c = np.concatenate(rows), np.concatenate(cols)
-        K = sp.csr_matrix((np.concatenate(stiffness), (r, c)), shape=(n, n))
-        C = sp.csr_matrix((np.concatenate(damping), (r, c)), shape=(n, n))
+            for (rows, cols, values), tangent in zip(entries, tangents):
+                rows.append(np.repeat(element_columns, width, axis=1).reshape(-1))
+                cols.append(np.tile(element_columns, (1, width)).reshape(-1))
+                values.append(tangent.reshape(-1))
+        K, C = (
+            sp.csr_matrix(
+                (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))) if rows else ([], ([], [])),
+                shape=(n, n),
+            )
+            for rows, cols, values in entries
+        )
         return (K, C) if self.sparse else (K.toarray(), C.toarray())
 
     def _element_tangents(self, q: FloatArray, v: FloatArray) -> list[tuple[IntArray, FloatArray, FloatArray]]:
@@ -516,12 +546,16 @@ def _distance_two_coloring(adjacency: tuple[tuple[int, ...], ...]) -> list[list[
     return colors
 
 
-def _attachment_coupling(system: System, group_columns: tuple[IntArray, ...]) -> tuple[tuple[int, ...], ...]:
+def _attachment_coupling(
+    system: System, group_columns: tuple[IntArray, ...]
+) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
     """Per coupling group (``System.adjacency``'s: each body, then each cable node and span's end
     coordinates, their velocity columns ``group_columns``), the groups coupled to it by a constraint,
     a force element, a contact or a rope's arc on a rim (itself included): the adjacency without the
     cable and span elements. A marker on a cable couples its element's two nodes (and a span's end
-    coordinates); a row reading a coordinate, that coordinate's group."""
+    coordinates); a row reading a coordinate, that coordinate's group. Second, the groups whose
+    residual its velocities change: a body's own (gyroscopic, modal and rim terms) and those of the
+    force elements attached to it (none for a cable node without one: constraints read no velocities)."""
     group_of = np.empty(system.n_velocities, np.int64)
     for g, columns in enumerate(group_columns):
         group_of[columns] = g
@@ -569,4 +603,9 @@ def _attachment_coupling(system: System, group_columns: tuple[IntArray, ...]) ->
     for groups in sets.values():
         for g in groups:
             neighbours[g] |= groups
-    return tuple(tuple(sorted(n)) for n in neighbours)
+    # velocities: a body's own terms (gyroscopic, modal, a rim's rope), and the force elements
+    readers = [{g} if g < system.n_bodies else set() for g in range(len(group_columns))]
+    for (kind, _), groups in sets.items():
+        for g in groups if kind == "force" else ():
+            readers[g] |= groups
+    return tuple(tuple(sorted(n)) for n in neighbours), tuple(tuple(sorted(n)) for n in readers)
