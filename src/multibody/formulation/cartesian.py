@@ -108,11 +108,12 @@ class CartesianFormulation:
         self._body_columns = kinematics.body_velocity_columns(system)
         """per body, its velocity coordinates in ``v`` (a flexible body's frame and modal ones)"""
         self._coupling, self._velocity_coupling = (
-            (system.adjacency,) * 2 if system.cables is None else _attachment_coupling(system, self._body_columns)
+            (system.adjacency,) * 2 if system.rigid_only else _attachment_coupling(system, self._body_columns)
         )
         """per coupling group, the groups whose residual its positions (velocities) change outside the
         cable and span elements (whose tangents ``_element_tangents`` gives): ``System.adjacency`` less
-        those elements (and, for velocities, less the constraints, which do not read them)"""
+        those elements (and, for velocities, less the constraints, which do not read them); rigid
+        models keep ``System.adjacency`` for both"""
         self._colors = _distance_two_coloring(self._coupling)
         self._velocity_colors = [
             members
@@ -561,13 +562,13 @@ def _attachment_coupling(
         group_of[columns] = g
     cables = system.cables
     ends_of = {}  # per cable with end coordinates (a span), their group
-    for k in range(len(cables)):
+    for k in range(0 if cables is None else len(cables)):
         nodes_end = int(cables.v_offset[k] + 6 * cables.n_nodes[k])
         if cables.count[k] > 6 * cables.n_nodes[k]:
             ends_of[k] = int(group_of[nodes_end])
 
     def marker_groups(marker: int) -> set[int]:
-        n = int(cables.slot[marker])
+        n = -1 if cables is None else int(cables.slot[marker])
         if n < 0:
             body = int(system.marker_body[marker])
             return {body} if body >= 0 else set()

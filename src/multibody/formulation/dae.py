@@ -46,7 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from multibody.formulation import constraints, dae_kernel, forces
+from multibody.formulation import constraints, dae_kernel, flexible_iteration, forces
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.iteration_matrix import SparseIterationPattern, coupled_iteration_matrix
@@ -109,6 +109,8 @@ class MechanicalDAE:
         """``weak_rows`` of ``dae_kernel.residual_part`` when no SI2 row is nearly dependent"""
         self._probe = np.random.default_rng(0).standard_normal(self.m)
         """signs of the position round-off in ``_velocity_roundoff`` (a seeded draw: no special direction)"""
+        self._no_gram = (np.zeros((0, 0)), np.zeros(0, np.int32))
+        """the factors of ``G G^T`` passed to the compiled iterations when there is none (I3, no rows)"""
         self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
         """``(element_wrench, state_rate)`` of a model without force elements"""
 
@@ -193,9 +195,13 @@ class MechanicalDAE:
                 iteration_matrix = Factorization(matrix)
                 gram = Factorization(gram_matrix) if stabilized and self.m else None
             else:
-                iteration_matrix = Factorization(
-                    coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
-                )
+                if coupling is None and not form.sparse:
+                    matrix = flexible_iteration.iteration_matrix(state.mass_matrix, C, K, state.G, c * c, c)
+                else:
+                    matrix = coupled_iteration_matrix(
+                        state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c
+                    )
+                iteration_matrix = Factorization(matrix)
                 gram = Factorization(state.G @ state.G.T) if stabilized and self.m else None
         except SingularMatrixError as error:
             singular = f"singular iteration matrix ({error})"
@@ -383,10 +389,38 @@ class MechanicalDAE:
         """One Newton iteration in NumPy on the evaluation ``state`` at the iterate, for models with
         flexible bodies or cables (whose kinds are not compiled into ``dae_kernel``): the same equations as
         ``dae_kernel.dense_iteration`` with the state-dependent ``M(q)``. Updates ``q, v, x, lam, mu``
-        in place; returns ``(weighted rms of the increment, nu)``."""
+        in place; returns ``(weighted rms of the increment, nu)``. Dense matrices: one compiled call
+        (``flexible_iteration.dense_iteration``)."""
         base_q, base_v, base_x = base
         nv, nx = self.nv, self.nx
         G = state.G
+        factors = iteration_matrix.dense_factors
+        gram_factors = self._no_gram if gram is None else gram.dense_factors
+        if factors is not None and gram_factors is not None and isinstance(G, np.ndarray):
+            norm = flexible_iteration.dense_iteration(
+                state.mass_matrix,
+                state.generalized_force,
+                G,
+                state.phi,
+                state.nu,
+                state.state_rate,
+                q,
+                v,
+                x,
+                lam,
+                mu,
+                base_q,
+                base_v,
+                base_x,
+                c,
+                self.form == "SI2",
+                *factors,
+                *gram_factors,
+                weak,
+                weights,
+                self.formulation.system.n_frame_positions,
+            )
+            return norm, state.nu
         velocity_residual = state.mass_matrix @ (v - base_v) / c - state.generalized_force + G.T @ lam
         state_residual = x - base_x - c * state.state_rate
         constraint_rhs = state.nu - G @ v if self.form == "SI2" else -state.phi / c

@@ -17,7 +17,13 @@ coordinates per node, ``q = v``-space alike (``dq/dt = v``): node positions ``r_
   large deflection and stretch), with Kelvin-Voigt damping on the rates of ``eps`` and ``|kappa|``
   (objective: a rigid motion neither stores nor dissipates energy). Gauss quadrature, 3 points on
   the axial strain (reduced, against membrane locking of slender elements) and 5 on the curvature;
-  compiled (``numba``), one pass over all elements of all cables.
+  compiled (``numba``), one pass over all elements of all cables. Their tangent stiffness and
+  damping for Newton (``element_tangents``) are the exact derivatives of the same element code, by
+  complex-step differentiation.
+
+The markers' frames, twists and constraint-Jacobian columns are compiled loops over the markers
+on cables (``marker_geometry``, ``add_marker_motion``, ``jacobian_entries``): the per-step path
+makes no array per marker.
 """
 
 from __future__ import annotations
