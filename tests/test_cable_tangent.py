@@ -141,10 +141,26 @@ def _modal_rod_with_a_spring() -> mb.Model:
     return model
 
 
+def _rigid_pendulum_with_a_spring() -> mb.Model:
+    """A rigid link hinged to the ground with a spring-damper from its tip to the ground (rigid
+    bodies keep ``System.adjacency`` for both colourings)."""
+    model = mb.Model("pendulum", gravity=(0.0, 0.0, -G))
+    link = model.add(mb.RigidBody("link", mass=0.5, inertia=(1e-3, 2e-3, 3e-3), position=(0.25, 0.0, 0.0)))
+    axis = {"z_axis": Y_AXLE}
+    model.add(
+        mb.Revolute(
+            "pin", link.add_marker("pin", position=(-0.25, 0.0, 0.0), **axis), model.ground.add_marker("pin", **axis)
+        )
+    )
+    anchor = model.ground.add_marker("anchor", position=(0.5, 0.0, 0.5))
+    model.add(mb.SpringDamper("spring", link.add_marker("tip", position=(0.25, 0.0, 0.0)), anchor, 500.0, 2.0, 0.3))
+    return model
+
+
 @pytest.mark.parametrize(
     "build",
-    [_cable_with_a_ball_and_a_spring, _winch_and_sheave, _modal_rod_with_a_spring],
-    ids=["cable", "rope_span", "modal"],
+    [_cable_with_a_ball_and_a_spring, _winch_and_sheave, _modal_rod_with_a_spring, _rigid_pendulum_with_a_spring],
+    ids=["cable", "rope_span", "modal", "rigid"],
 )
 def test_force_jacobians_match_differences_of_the_whole_residual(build) -> None:
     """Reference: ``K = d(Q - G^T lambda)/dx`` and ``C = dQ/dv`` by central differences of the

@@ -418,13 +418,13 @@ class CartesianFormulation:
         # per derivative (positions: K, velocities: C): rows, columns, values
         entries: tuple[tuple[list, list, list], ...] = (([], [], []), ([], [], []))
         passes = ((self._colors, self._coupling), (self._velocity_colors, self._velocity_coupling))
-        for (colors, coupling), (rows, cols, values) in zip(passes, entries):
+        for positions, (colors, coupling), (rows, cols, values) in zip((True, False), passes, entries):
             for color in colors:
                 for k in range(max(columns[b].size for b in color)):
                     members = [b for b in color if columns[b].size > k]
                     index = np.array([columns[b][k] for b in members])
                     step = np.zeros(n)
-                    if coupling is self._coupling:
+                    if positions:
                         step[index] = steps = 1e-7 * (1.0 + size[index])
                         change = residual(kinematics.displace(s, q, step), v) - base
                     else:

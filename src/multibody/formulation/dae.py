@@ -175,7 +175,8 @@ class MechanicalDAE:
             )
         K, C, coupling = self._jacobians
         stabilized = self.form == "SI2"
-        f, f_dot = constraints.driver_values(form.rows, t, 1)
+        # the compiled rigid iterations' arguments (the other kinds evaluate in Python, drivers included)
+        f, f_dot = constraints.driver_values(form.rows, t, 1) if system.rigid_only else (None, None)
         arguments = (form.kernel_system, form.rows.kernel_arrays, f, f_dot)
         pattern = form.assembler.pattern
         # Rigid bodies with dense matrices and no state coupling: the matrices from one compiled call,
