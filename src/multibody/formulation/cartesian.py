@@ -23,13 +23,14 @@ import scipy.sparse as sp
 
 from multibody.formulation import constraints, forces
 from multibody.formulation import frames as kinematics
+from multibody.formulation.blocks import add_blocks
 from multibody.formulation.bodies import cable, modal, rigid, rope_span
 from multibody.formulation.cartesian_kernel import evaluate_rigid
 from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation.frames import Pose, Twist
 from multibody.solve.linear import Factorization, Matrix, saddle_point_matrix
 from multibody.spatial.rotations import FloatArray
-from multibody.system.system import ConstraintRows, System
+from multibody.system.system import ConstraintRows, IntArray, System
 
 SPARSE_THRESHOLD = 400
 """Models with more unknowns (velocities plus multipliers) use sparse linear algebra."""
@@ -106,7 +107,24 @@ class CartesianFormulation:
         self.mass_matrix: Matrix = mass_matrix if self.sparse else mass_matrix.toarray()
         self._body_columns = kinematics.body_velocity_columns(system)
         """per body, its velocity coordinates in ``v`` (a flexible body's frame and modal ones)"""
-        self._colors = _distance_two_coloring(system.adjacency)
+        self._coupling, self._velocity_coupling = (
+            (system.adjacency,) * 2 if system.rigid_only else _attachment_coupling(system, self._body_columns)
+        )
+        """per coupling group, the groups whose residual its positions (velocities) change outside the
+        cable and span elements (whose tangents ``_element_tangents`` gives): ``System.adjacency`` less
+        those elements (and, for velocities, less the constraints, which do not read them); rigid
+        models keep ``System.adjacency`` for both"""
+        self._colors = _distance_two_coloring(self._coupling)
+        self._velocity_colors = [
+            members
+            for members in (
+                [b for b in color if self._velocity_coupling[b]]
+                for color in _distance_two_coloring(self._velocity_coupling)
+            )
+            if members
+        ]
+        self._time_values: tuple[float, tuple[FloatArray, FloatArray]] | None = None
+        """``(t, driver_values at t)`` of the latest time evaluated (``_driver_values``)"""
         self.reads_multipliers = system.reads_multipliers
         """Whether any load depends on the multipliers of the constraint rows."""
         self.limits_steps = any(group.family.step_limit for group in system.force_groups)
@@ -132,10 +150,17 @@ class CartesianFormulation:
         """Frames, element loads, Q, Phi, G and nu at ``(q, v, t)``, with first-order states ``x``
         (default: the initial ones) and multipliers ``lam`` (default zero) for the laws that read
         them: one compiled pass (``cartesian_kernel.evaluate_rigid``) plus the force elements."""
+        return self._evaluate(q, v, t, x, lam, elements=True)
+
+    def _evaluate(
+        self, q: FloatArray, v: FloatArray, t: float, x: FloatArray | None, lam: FloatArray | None, elements: bool
+    ) -> Evaluation:
+        """``evaluate``; with ``elements`` False, without the cable and span elements' terms (their
+        forces, mass blocks and energies: ``force_jacobians`` takes their tangents element by element)."""
         s, rows = self.system, self.rows
         q = np.ascontiguousarray(q, dtype=float)
         v = np.ascontiguousarray(v, dtype=float)
-        f, f_dot = constraints.driver_values(rows, t, 1, q[s.n_frame_positions :])
+        f, f_dot = self._driver_values(t, q[s.n_frame_positions :])
         (
             p_WB_W,
             R_WB,
@@ -186,20 +211,21 @@ class CartesianFormulation:
             if s.modal is not None:
                 blocks, damping_power = modal.body_terms(s.modal, q, v, R_WB, s.gravity, generalized_force)
                 mass_matrix = modal.add_mass_matrix(blocks, self.mass_matrix)
-            if s.cables is not None:
+            if s.cables is not None and elements:
                 _, cable_damping = cable.body_terms(s.cables, q, v, generalized_force)
                 damping_power += cable_damping
             if s.rope_spans is not None:
                 spans = s.rope_spans
-                (columns, blocks), (*_, span_damping) = rope_span.body_terms(spans, q, v, generalized_force)
-                mass_matrix = rope_span.add_mass_matrix(columns, blocks, mass_matrix)
-                damping_power += span_damping
+                if elements:
+                    (columns, blocks), (*_, span_damping) = rope_span.body_terms(spans, q, v, generalized_force)
+                    mass_matrix = self._with_mass_blocks(mass_matrix, columns, blocks)
+                    damping_power += span_damping
                 if spans.arc_body.size:
                     arcs = rope_span.rim_arcs(spans, q, p_WM_W, R_WM, p_WB_W)
                     columns, blocks, friction_power = rope_span.add_rim_terms(
                         spans, arcs, q, R_WM, R_WB, w_WB_W, generalized_force
                     )
-                    mass_matrix = rope_span.add_mass_matrix(columns, blocks, mass_matrix)
+                    mass_matrix = self._with_mass_blocks(mass_matrix, columns, blocks)
                     damping_power += friction_power
             if self.has_loads:
                 forces.add_tail_element_forces(s, frames, loads, generalized_force)
@@ -207,6 +233,29 @@ class CartesianFormulation:
         return Evaluation(
             frames, motion, loads, generalized_force, phi, G, nu, q, v, x, lam, jacobian, element_wrench, mass_matrix
         )
+
+    def _driver_values(self, t: float, q_tail: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``constraints.driver_values(rows, t, 1, q_tail)``, the drivers' functions of time called once
+        per time ``t`` (Newton and the finite differences of a step evaluate many states at one ``t``)."""
+        rows = self.rows
+        if self._time_values is None or self._time_values[0] != t:
+            self._time_values = (t, constraints.driver_values(rows, t, 1))
+        f, f_dot = (values.copy() for values in self._time_values[1])
+        if rows.coordinate is not None:  # the rows that read a coordinate, as driver_values sets them
+            reads = rows.coordinate >= 0
+            f[reads] = q_tail[rows.coordinate[reads]] - rows.reference[reads]
+        return f, f_dot
+
+    def _with_mass_blocks(self, mass_matrix: Matrix, columns: IntArray, blocks: FloatArray) -> Matrix:
+        """``mass_matrix`` plus ``blocks`` (k, w, w) at ``columns`` (k, w): sparse, a new matrix
+        (``rope_span.add_mass_matrix``); dense, added in place, into a copy when ``mass_matrix`` is the
+        constant ``self.mass_matrix``."""
+        if self.sparse:
+            return rope_span.add_mass_matrix(columns, blocks, mass_matrix)
+        if mass_matrix is self.mass_matrix:
+            mass_matrix = mass_matrix.copy()
+        add_blocks(mass_matrix, columns, blocks)
+        return mass_matrix
 
     def step_limit(self, q: FloatArray, v: FloatArray, t: float, x: FloatArray) -> float:
         """The longest time step [s] the force elements allow from ``(q, v, t, x)``, so that no
@@ -348,47 +397,92 @@ class CartesianFormulation:
     def force_jacobians(
         self, q: FloatArray, v: FloatArray, t: float, lam: FloatArray, x: FloatArray | None = None
     ) -> tuple[Matrix, Matrix]:
-        """``K = d(Q - G^T lambda)/dx`` and ``C = dQ/dv`` (6 nb x 6 nb) by finite differences, at
-        first-order states ``x`` (default: the initial ones).
+        """``K = d(Q - G^T lambda)/dx`` and ``C = dQ/dv`` (nv x nv) at first-order states ``x``
+        (default: the initial ones); ``x`` is the velocity-space position increment
+        (``frames.displace``).
 
-        Bodies that share no neighbour are perturbed together (distance-2 colouring of the
-        body coupling graph), so the cost is 12 evaluations per colour whatever the number
-        of bodies. ``x`` is the velocity-space position increment (``frames.displace``).
+        The cable and span elements' parts come element by element (``_element_tangents``); the rest
+        by finite differences of the residual without them, the coupling groups that share no
+        neighbour outside those elements (``_coupling``) perturbed together (distance-2 colouring),
+        so the cost is one evaluation per colour and coordinate of its largest group whatever the
+        number of groups, for positions and for velocities (whose colouring leaves out the groups no
+        load reads the velocities of: a cable node's, unless a force element is attached to it).
         """
         s = self.system
         n = s.n_velocities
 
         def residual(q_: FloatArray, v_: FloatArray) -> FloatArray:
-            state = self.evaluate(q_, v_, t, x, lam)
+            state = self._evaluate(q_, v_, t, x, lam, elements=False)
             return state.generalized_force - state.G.T @ lam
 
         base = residual(q, v)
         size = kinematics.position_scale(s, q)
         columns = self._body_columns
-        rows, cols, stiffness, damping = [], [], [], []
-        for color in self._colors:
-            for k in range(max(columns[b].size for b in color)):
-                members = [b for b in color if columns[b].size > k]
-                index = np.array([columns[b][k] for b in members])
-                step = np.zeros(n)
-                step[index] = position_step = 1e-7 * (1.0 + size[index])
-                dK = residual(kinematics.displace(s, q, step), v) - base
-                dv = np.zeros(n)
-                dv[index] = velocity_step = 1e-7 * (1.0 + np.abs(v[index]))
-                dC = residual(q, v + dv) - base
-                for b, column, hx, hv in zip(members, index, position_step, velocity_step):
-                    affected = np.concatenate([columns[a] for a in s.adjacency[b]])
-                    rows.append(affected)
-                    cols.append(np.full(affected.size, column))
-                    stiffness.append(dK[affected] / hx)
-                    damping.append(dC[affected] / hv)
-        if not rows:
-            empty = sp.csr_matrix((n, n)) if self.sparse else np.zeros((n, n))
-            return empty, empty
-        r, c = np.concatenate(rows), np.concatenate(cols)
-        K = sp.csr_matrix((np.concatenate(stiffness), (r, c)), shape=(n, n))
-        C = sp.csr_matrix((np.concatenate(damping), (r, c)), shape=(n, n))
+        # per derivative (positions: K, velocities: C): rows, columns, values
+        entries: tuple[tuple[list, list, list], ...] = (([], [], []), ([], [], []))
+        passes = ((self._colors, self._coupling), (self._velocity_colors, self._velocity_coupling))
+        for positions, (colors, coupling), (rows, cols, values) in zip((True, False), passes, entries):
+            for color in colors:
+                for k in range(max(columns[b].size for b in color)):
+                    members = [b for b in color if columns[b].size > k]
+                    index = np.array([columns[b][k] for b in members])
+                    step = np.zeros(n)
+                    if positions:
+                        step[index] = steps = 1e-7 * (1.0 + size[index])
+                        change = residual(kinematics.displace(s, q, step), v) - base
+                    else:
+                        step[index] = steps = 1e-7 * (1.0 + np.abs(v[index]))
+                        change = residual(q, v + step) - base
+                    for b, column, h in zip(members, index, steps):
+                        affected = np.concatenate([columns[a] for a in coupling[b]])
+                        rows.append(affected)
+                        cols.append(np.full(affected.size, column))
+                        values.append(change[affected] / h)
+        for element_columns, *tangents in self._element_tangents(q, v):
+            width = element_columns.shape[1]
+            for (rows, cols, values), tangent in zip(entries, tangents):
+                rows.append(np.repeat(element_columns, width, axis=1).reshape(-1))
+                cols.append(np.tile(element_columns, (1, width)).reshape(-1))
+                values.append(tangent.reshape(-1))
+        K, C = (
+            sp.csr_matrix(
+                (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))) if rows else ([], ([], [])),
+                shape=(n, n),
+            )
+            for rows, cols, values in entries
+        )
         return (K, C) if self.sparse else (K.toarray(), C.toarray())
+
+    def _element_tangents(self, q: FloatArray, v: FloatArray) -> list[tuple[IntArray, FloatArray, FloatArray]]:
+        """Per element kind, ``(columns (ne, w), d f / d x (ne, w, w), d f / d v (ne, w, w))`` of the
+        cable elements' elastic and damping forces (exact: ``cable.element_tangents``) and of the span
+        elements' terms (``span_tangents.element_tangents``) at ``(q, v)``; their gravity and line
+        loads are constant."""
+        s = self.system
+        tangents = []
+        if s.cables is not None and s.cables.length.size:
+            cables = s.cables
+            count = cables.length.size
+            shape = (count, cable.ELEMENT_WIDTH, cable.ELEMENT_WIDTH)
+            stiffness, damping = np.empty(shape), np.empty(shape)
+            cable.element_tangents(
+                q,
+                v,
+                cables.element_positions,
+                cables.element_velocities,
+                cables.length,
+                cables.axial_stiffness,
+                cables.bending_stiffness,
+                cables.damping,
+                stiffness,
+                damping,
+            )
+            tangents.append((cables.element_velocities, stiffness, damping))
+        if s.rope_spans is not None:
+            from multibody.formulation.bodies import span_tangents
+
+            tangents.append((s.rope_spans.element_columns, *span_tangents.element_tangents(s.rope_spans, q, v)))
+        return tangents
 
     def coupling_jacobians(
         self, q: FloatArray, v: FloatArray, x: FloatArray, t: float, lam: FloatArray
@@ -454,3 +548,68 @@ def _distance_two_coloring(adjacency: tuple[tuple[int, ...], ...]) -> list[list[
         colors[color].append(b)
         color_of[b] = color
     return colors
+
+
+def _attachment_coupling(
+    system: System, group_columns: tuple[IntArray, ...]
+) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    """Per coupling group (``System.adjacency``'s: each body, then each cable node and span's end
+    coordinates, their velocity columns ``group_columns``), the groups coupled to it by a constraint,
+    a force element, a contact or a rope's arc on a rim (itself included): the adjacency without the
+    cable and span elements. A marker on a cable couples its element's two nodes (and a span's end
+    coordinates); a row reading a coordinate, that coordinate's group. Second, the groups whose
+    residual its velocities change: a body's own (gyroscopic, modal and rim terms) and those of the
+    force elements attached to it (none for a cable node without one: constraints read no velocities)."""
+    group_of = np.empty(system.n_velocities, np.int64)
+    for g, columns in enumerate(group_columns):
+        group_of[columns] = g
+    cables = system.cables
+    ends_of = {}  # per cable with end coordinates (a span), their group
+    for k in range(0 if cables is None else len(cables)):
+        nodes_end = int(cables.v_offset[k] + 6 * cables.n_nodes[k])
+        if cables.count[k] > 6 * cables.n_nodes[k]:
+            ends_of[k] = int(group_of[nodes_end])
+
+    def marker_groups(marker: int) -> set[int]:
+        n = -1 if cables is None else int(cables.slot[marker])
+        if n < 0:
+            body = int(system.marker_body[marker])
+            return {body} if body >= 0 else set()
+        columns = cables.marker_velocities[n]
+        owner = int(np.searchsorted(cables.v_offset, columns[0], side="right") - 1)
+        return {int(g) for g in group_of[columns]} | ({ends_of[owner]} if owner in ends_of else set())
+
+    sets: dict[tuple[str, int], set[int]] = {}
+    rows = system.all_rows
+    read = rows.read_coordinates
+    for r in range(len(rows)):
+        found = sets.setdefault(("constraint", int(rows.element[r])), set())
+        found |= marker_groups(int(rows.i_marker[r])) | marker_groups(int(rows.j_marker[r]))
+        if read[r] >= 0:
+            found.add(int(group_of[system.n_frame_velocities + read[r]]))
+    for f, markers in enumerate(system.force_attachments):
+        sets[("force", f)] = set().union(*(marker_groups(int(m)) for m in markers))
+    if system.contacts is not None:
+        contact_rows = system.contacts.rows
+        for r in range(len(contact_rows)):
+            sets[("contact", r)] = marker_groups(int(contact_rows.i_marker[r])) | marker_groups(
+                int(contact_rows.j_marker[r])
+            )
+    spans = system.rope_spans
+    if spans is not None:
+        tail = system.n_frame_positions - system.n_frame_velocities  # q and v columns differ by this past the frames
+        for a in range(spans.arc_body.size):
+            material = [spans.arc_material[a]] if spans.arc_material[a] >= 0 else []
+            columns = [*spans.arc_first[a], *spans.arc_second[a], *material]
+            found = {int(g) for g in group_of[np.array(columns, np.int64) - tail]} | {int(spans.arc_body[a])}
+            sets[("arc", a)] = found | marker_groups(int(spans.arc_marker[a]))
+    neighbours = [{g} for g in range(len(group_columns))]
+    for groups in sets.values():
+        for g in groups:
+            neighbours[g] |= groups
+    # velocities: a body's own terms (gyroscopic, modal, a rim's rope), and the force elements
+    readers = [{g} if g < system.n_bodies else set() for g in range(len(group_columns))]
+    for (kind, _), groups in sets.items():
+        for g in groups if kind == "force" else ():
+            readers[g] |= groups
+    return tuple(tuple(sorted(n)) for n in neighbours), tuple(tuple(sorted(n)) for n in readers)

@@ -56,7 +56,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from multibody.formulation import constraints, dae_kernel, forces
+from multibody.formulation import constraints, dae_kernel, flexible_iteration, forces
 from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
@@ -142,13 +142,13 @@ class MechanicalDAE:
         """``weak_rows`` of ``dae_kernel.residual_part`` when no SI2 row is nearly dependent"""
         self._probe = np.random.default_rng(0).standard_normal(self.m)
         """signs of the position round-off in ``_velocity_roundoff`` (a seeded draw: no special direction)"""
-        self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
         self._no_gram = (np.zeros((0, 0)), np.zeros(0, np.int32))
-        """the ``G G^T`` factors that ``dae_kernel.compiled_iteration`` takes under I3 (unused)"""
+        """the factors of ``G G^T`` passed to the compiled iterations when there is none (I3, no rows)"""
+        self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
+        """``(element_wrench, state_rate)`` of a model without force elements"""
         self._kept_factors: tuple | None = None
         """``(c, iteration matrix, G G^T)`` factors of the latest fresh factorization of a rigid model
         (compiled paths), for modified Newton on the next steps (``correct``)"""
-        """``(element_wrench, state_rate)`` of a model without force elements"""
 
     def split(self, y: FloatArray) -> DAEVariables:
         """``(q, v, x, dissipated, input_work)`` of ``y``."""
@@ -216,7 +216,8 @@ class MechanicalDAE:
             )
         coupling = self._jacobians[2]
         stabilized = self.form == "SI2"
-        f, f_dot = constraints.driver_values(form.rows, t, 1)
+        # the compiled rigid iterations' arguments (the other kinds evaluate in Python, drivers included)
+        f, f_dot = constraints.driver_values(form.rows, t, 1) if system.rigid_only else (None, None)
         arguments = (form.kernel_system, form.rows.kernel_arrays, f, f_dot)
         pattern = form.assembler.pattern
         # Rigid bodies with dense matrices and no state coupling: the matrices from one compiled call,
@@ -362,10 +363,11 @@ class MechanicalDAE:
                 q, v, *arguments, pattern, K, C, c * c, c, stabilized
             )
             return Factorization(matrix), Factorization(gram_matrix) if stabilized else None
-        iteration_matrix = Factorization(
-            coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
-        )
-        return iteration_matrix, Factorization(state.G @ state.G.T) if stabilized else None
+        if coupling is None and not form.sparse:
+            matrix = flexible_iteration.iteration_matrix(state.mass_matrix, C, K, state.G, c * c, c)
+        else:
+            matrix = coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
+        return Factorization(matrix), Factorization(state.G @ state.G.T) if stabilized else None
 
     def _weak_rows(
         self,
@@ -487,10 +489,38 @@ class MechanicalDAE:
         """One Newton iteration in NumPy on the evaluation ``state`` at the iterate, for models with
         flexible bodies or cables (whose kinds are not compiled into ``dae_kernel``): the same equations as
         ``dae_kernel.compiled_iteration`` with the state-dependent ``M(q)``. Updates ``q, v, x, lam, mu``
-        in place; returns ``(weighted rms of the increment, nu)``."""
+        in place; returns ``(weighted rms of the increment, nu)``. Dense matrices: one compiled call
+        (``flexible_iteration.dense_iteration``)."""
         base_q, base_v, base_x = base
         nv, nx = self.nv, self.nx
         G = state.G
+        factors = iteration_matrix.dense_factors
+        gram_factors = self._no_gram if gram is None else gram.dense_factors
+        if factors is not None and gram_factors is not None and isinstance(G, np.ndarray):
+            norm = flexible_iteration.dense_iteration(
+                state.mass_matrix,
+                state.generalized_force,
+                G,
+                state.phi,
+                state.nu,
+                state.state_rate,
+                q,
+                v,
+                x,
+                lam,
+                mu,
+                base_q,
+                base_v,
+                base_x,
+                c,
+                self.form == "SI2",
+                *factors,
+                *gram_factors,
+                weak,
+                weights,
+                self.formulation.system.n_frame_positions,
+            )
+            return norm, state.nu
         velocity_residual = state.mass_matrix @ (v - base_v) / c - state.generalized_force + G.T @ lam
         state_residual = x - base_x - c * state.state_rate
         constraint_rhs = state.nu - G @ v if self.form == "SI2" else -state.phi / c

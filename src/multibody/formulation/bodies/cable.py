@@ -17,7 +17,13 @@ coordinates per node, ``q = v``-space alike (``dq/dt = v``): node positions ``r_
   large deflection and stretch), with Kelvin-Voigt damping on the rates of ``eps`` and ``|kappa|``
   (objective: a rigid motion neither stores nor dissipates energy). Gauss quadrature, 3 points on
   the axial strain (reduced, against membrane locking of slender elements) and 5 on the curvature;
-  compiled (``numba``), one pass over all elements of all cables.
+  compiled (``numba``), one pass over all elements of all cables. Their tangent stiffness and
+  damping for Newton (``element_tangents``) are the exact derivatives of the same element code, by
+  complex-step differentiation.
+
+The markers' frames, twists and constraint-Jacobian columns are compiled loops over the markers
+on cables (``marker_geometry``, ``add_marker_motion``, ``jacobian_entries``): the per-step path
+makes no array per marker.
 """
 
 from __future__ import annotations
@@ -93,6 +99,101 @@ def _cross(a0: float, a1: float, a2: float, b0: float, b1: float, b2: float) -> 
 
 
 @njit(cache=True)
+def _element_load(
+    e: FloatArray, de: FloatArray, L: float, EA: float, EI: float, beta: float, force: FloatArray
+) -> tuple[float, float]:
+    """Add one element's elastic and damping forces to ``force`` (12,) at its coordinates ``e`` and
+    rates ``de`` (12,); return ``(strain energy [J], dissipated power [W])``. Real or complex
+    arrays alike: with complex ones the imaginary parts carry a complex-step derivative
+    (``element_tangents``), so every step is analytic in ``e`` and ``de`` where the force is
+    differentiable and branches look at magnitudes only. With ``a = r'``, ``b = r''``, ``c = a x b``:
+    the axial load is ``E A (eps + beta eps') a / |a|`` on ``S_x``; the curvature ``kappa = c / |a|^3``
+    has the Jacobians ``J_a^T m = (b x m) / |a|^3 - 3 a (c . m) / |a|^5`` and ``J_b^T m = (m x a) / |a|^3``."""
+    energy = 0.0 * e[0]
+    dissipated = 0.0 * e[0]
+    dh = np.empty(4)
+    ddh = np.empty(4)
+    for g in range(AXIAL_WEIGHTS.size):
+        w = 0.5 * L * AXIAL_WEIGHTS[g]
+        a0 = a1 = a2 = r0 = r1 = r2 = 0.0 * e[0]
+        for i in range(4):
+            dh[i] = AXIAL_SLOPES[g, i] / L if i % 2 == 0 else AXIAL_SLOPES[g, i]
+            a0 += dh[i] * e[3 * i]
+            a1 += dh[i] * e[3 * i + 1]
+            a2 += dh[i] * e[3 * i + 2]
+            r0 += dh[i] * de[3 * i]
+            r1 += dh[i] * de[3 * i + 1]
+            r2 += dh[i] * de[3 * i + 2]
+        norm = np.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+        strain = norm - 1.0
+        strain_rate = (a0 * r0 + a1 * r1 + a2 * r2) / norm
+        stress = EA * (strain + beta * strain_rate)
+        energy += 0.5 * w * EA * strain * strain
+        dissipated += w * EA * beta * strain_rate * strain_rate
+        scale = w * stress / norm
+        for i in range(4):
+            force[3 * i] -= scale * dh[i] * a0
+            force[3 * i + 1] -= scale * dh[i] * a1
+            force[3 * i + 2] -= scale * dh[i] * a2
+    for g in range(BENDING_WEIGHTS.size):
+        w = 0.5 * L * BENDING_WEIGHTS[g]
+        a0 = a1 = a2 = b0 = b1 = b2 = ra0 = ra1 = ra2 = rb0 = rb1 = rb2 = 0.0 * e[0]
+        for i in range(4):
+            dh[i] = BENDING_SLOPES[g, i] / L if i % 2 == 0 else BENDING_SLOPES[g, i]
+            ddh[i] = BENDING_CURVATURES[g, i] / (L * L if i % 2 == 0 else L)
+            a0 += dh[i] * e[3 * i]
+            a1 += dh[i] * e[3 * i + 1]
+            a2 += dh[i] * e[3 * i + 2]
+            b0 += ddh[i] * e[3 * i]
+            b1 += ddh[i] * e[3 * i + 1]
+            b2 += ddh[i] * e[3 * i + 2]
+            ra0 += dh[i] * de[3 * i]
+            ra1 += dh[i] * de[3 * i + 1]
+            ra2 += dh[i] * de[3 * i + 2]
+            rb0 += ddh[i] * de[3 * i]
+            rb1 += ddh[i] * de[3 * i + 1]
+            rb2 += ddh[i] * de[3 * i + 2]
+        squared = a0 * a0 + a1 * a1 + a2 * a2
+        cube = squared * np.sqrt(squared)
+        c0, c1, c2 = _cross(a0, a1, a2, b0, b1, b2)
+        k0, k1, k2 = c0 / cube, c1 / cube, c2 / cube
+        m0, m1, m2 = EI * k0, EI * k1, EI * k2
+        energy += 0.5 * w * EI * (k0 * k0 + k1 * k1 + k2 * k2)
+        if beta != 0.0:
+            # the rate of kappa: (a' x b + a x b') / |a|^3 - 3 c (a . a') / |a|^5
+            x0, x1, x2 = _cross(ra0, ra1, ra2, b0, b1, b2)
+            y0, y1, y2 = _cross(a0, a1, a2, rb0, rb1, rb2)
+            stretch = 3.0 * (a0 * ra0 + a1 * ra1 + a2 * ra2) / squared
+            kr0 = (x0 + y0) / cube - stretch * k0
+            kr1 = (x1 + y1) / cube - stretch * k1
+            kr2 = (x2 + y2) / cube - stretch * k2
+            size = np.sqrt(k0 * k0 + k1 * k1 + k2 * k2)
+            # Kelvin-Voigt on |kappa|: its rate along kappa's direction (the rate's own where kappa = 0)
+            if abs(size) > 1e-12 / L:
+                u0, u1, u2 = k0 / size, k1 / size, k2 / size
+            else:
+                rate_size = np.sqrt(kr0 * kr0 + kr1 * kr1 + kr2 * kr2)
+                if not abs(rate_size) > 1e-300:
+                    rate_size = 0.0 * rate_size + 1e-300
+                u0, u1, u2 = kr0 / rate_size, kr1 / rate_size, kr2 / rate_size
+            magnitude_rate = u0 * kr0 + u1 * kr1 + u2 * kr2
+            m0 += EI * beta * magnitude_rate * u0
+            m1 += EI * beta * magnitude_rate * u1
+            m2 += EI * beta * magnitude_rate * u2
+            dissipated += w * EI * beta * magnitude_rate * magnitude_rate
+        p0, p1, p2 = _cross(b0, b1, b2, m0, m1, m2)
+        along = 3.0 * (c0 * m0 + c1 * m1 + c2 * m2) / (squared * cube)
+        on_a0, on_a1, on_a2 = p0 / cube - along * a0, p1 / cube - along * a1, p2 / cube - along * a2
+        n0, n1, n2 = _cross(m0, m1, m2, a0, a1, a2)
+        on_b0, on_b1, on_b2 = n0 / cube, n1 / cube, n2 / cube
+        for i in range(4):
+            force[3 * i] -= w * (dh[i] * on_a0 + ddh[i] * on_b0)
+            force[3 * i + 1] -= w * (dh[i] * on_a1 + ddh[i] * on_b1)
+            force[3 * i + 2] -= w * (dh[i] * on_a2 + ddh[i] * on_b2)
+    return energy, dissipated
+
+
+@njit(cache=True)
 def element_forces(
     coordinates: FloatArray,
     rates: FloatArray,
@@ -104,102 +205,70 @@ def element_forces(
     damping: FloatArray,
     out: FloatArray,
 ) -> tuple[float, float]:
-    """Add the elastic and damping forces of every element to ``out`` (nv,) at positions
-    ``coordinates`` (nq,) and velocities ``rates`` (nv,), each element's 12 coordinates being at
-    ``position_columns`` and ``velocity_columns`` (ne, 12); return ``(strain energy [J], dissipated
-    power [W])``. With ``a = r'``, ``b = r''``, ``c = a x b``: the axial load is ``E A (eps + beta
-    eps') a / |a|`` on ``S_x``; the curvature ``kappa = c / |a|^3`` has the Jacobians
-    ``J_a^T m = (b x m) / |a|^3 - 3 a (c . m) / |a|^5`` and ``J_b^T m = (m x a) / |a|^3``."""
+    """Add the elastic and damping forces of every element (``_element_load``) to ``out`` (nv,) at
+    positions ``coordinates`` (nq,) and velocities ``rates`` (nv,), each element's 12 coordinates
+    being at ``position_columns`` and ``velocity_columns`` (ne, 12); return ``(strain energy [J],
+    dissipated power [W])``."""
     energy = 0.0
     dissipated = 0.0
     e = np.empty(ELEMENT_WIDTH)
     de = np.empty(ELEMENT_WIDTH)
     force = np.empty(ELEMENT_WIDTH)
-    dh = np.empty(4)
-    ddh = np.empty(4)
     for k in range(position_columns.shape[0]):
         for j in range(ELEMENT_WIDTH):
             e[j] = coordinates[position_columns[k, j]]
             de[j] = rates[velocity_columns[k, j]]
             force[j] = 0.0
-        L = length[k]
-        EA, EI, beta = axial_stiffness[k], bending_stiffness[k], damping[k]
-        for g in range(AXIAL_WEIGHTS.size):
-            w = 0.5 * L * AXIAL_WEIGHTS[g]
-            a0 = a1 = a2 = r0 = r1 = r2 = 0.0
-            for i in range(4):
-                dh[i] = AXIAL_SLOPES[g, i] / L if i % 2 == 0 else AXIAL_SLOPES[g, i]
-                a0 += dh[i] * e[3 * i]
-                a1 += dh[i] * e[3 * i + 1]
-                a2 += dh[i] * e[3 * i + 2]
-                r0 += dh[i] * de[3 * i]
-                r1 += dh[i] * de[3 * i + 1]
-                r2 += dh[i] * de[3 * i + 2]
-            norm = np.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
-            strain = norm - 1.0
-            strain_rate = (a0 * r0 + a1 * r1 + a2 * r2) / norm
-            stress = EA * (strain + beta * strain_rate)
-            energy += 0.5 * w * EA * strain * strain
-            dissipated += w * EA * beta * strain_rate * strain_rate
-            scale = w * stress / norm
-            for i in range(4):
-                force[3 * i] -= scale * dh[i] * a0
-                force[3 * i + 1] -= scale * dh[i] * a1
-                force[3 * i + 2] -= scale * dh[i] * a2
-        for g in range(BENDING_WEIGHTS.size):
-            w = 0.5 * L * BENDING_WEIGHTS[g]
-            a0 = a1 = a2 = b0 = b1 = b2 = ra0 = ra1 = ra2 = rb0 = rb1 = rb2 = 0.0
-            for i in range(4):
-                dh[i] = BENDING_SLOPES[g, i] / L if i % 2 == 0 else BENDING_SLOPES[g, i]
-                ddh[i] = BENDING_CURVATURES[g, i] / (L * L if i % 2 == 0 else L)
-                a0 += dh[i] * e[3 * i]
-                a1 += dh[i] * e[3 * i + 1]
-                a2 += dh[i] * e[3 * i + 2]
-                b0 += ddh[i] * e[3 * i]
-                b1 += ddh[i] * e[3 * i + 1]
-                b2 += ddh[i] * e[3 * i + 2]
-                ra0 += dh[i] * de[3 * i]
-                ra1 += dh[i] * de[3 * i + 1]
-                ra2 += dh[i] * de[3 * i + 2]
-                rb0 += ddh[i] * de[3 * i]
-                rb1 += ddh[i] * de[3 * i + 1]
-                rb2 += ddh[i] * de[3 * i + 2]
-            squared = a0 * a0 + a1 * a1 + a2 * a2
-            cube = squared * np.sqrt(squared)
-            c0, c1, c2 = _cross(a0, a1, a2, b0, b1, b2)
-            k0, k1, k2 = c0 / cube, c1 / cube, c2 / cube
-            # the rate of kappa: (a' x b + a x b') / |a|^3 - 3 c (a . a') / |a|^5
-            x0, x1, x2 = _cross(ra0, ra1, ra2, b0, b1, b2)
-            y0, y1, y2 = _cross(a0, a1, a2, rb0, rb1, rb2)
-            stretch = 3.0 * (a0 * ra0 + a1 * ra1 + a2 * ra2) / squared
-            kr0 = (x0 + y0) / cube - stretch * k0
-            kr1 = (x1 + y1) / cube - stretch * k1
-            kr2 = (x2 + y2) / cube - stretch * k2
-            size = np.sqrt(k0 * k0 + k1 * k1 + k2 * k2)
-            # Kelvin-Voigt on |kappa|: its rate along kappa's direction (the rate's own where kappa = 0)
-            if size > 1e-12 / L:
-                u0, u1, u2 = k0 / size, k1 / size, k2 / size
-            else:
-                rate_size = max(np.sqrt(kr0 * kr0 + kr1 * kr1 + kr2 * kr2), 1e-300)
-                u0, u1, u2 = kr0 / rate_size, kr1 / rate_size, kr2 / rate_size
-            magnitude_rate = u0 * kr0 + u1 * kr1 + u2 * kr2
-            m0 = EI * (k0 + beta * magnitude_rate * u0)
-            m1 = EI * (k1 + beta * magnitude_rate * u1)
-            m2 = EI * (k2 + beta * magnitude_rate * u2)
-            energy += 0.5 * w * EI * size * size
-            dissipated += w * EI * beta * magnitude_rate * magnitude_rate
-            p0, p1, p2 = _cross(b0, b1, b2, m0, m1, m2)
-            along = 3.0 * (c0 * m0 + c1 * m1 + c2 * m2) / (squared * cube)
-            on_a0, on_a1, on_a2 = p0 / cube - along * a0, p1 / cube - along * a1, p2 / cube - along * a2
-            n0, n1, n2 = _cross(m0, m1, m2, a0, a1, a2)
-            on_b0, on_b1, on_b2 = n0 / cube, n1 / cube, n2 / cube
-            for i in range(4):
-                force[3 * i] -= w * (dh[i] * on_a0 + ddh[i] * on_b0)
-                force[3 * i + 1] -= w * (dh[i] * on_a1 + ddh[i] * on_b1)
-                force[3 * i + 2] -= w * (dh[i] * on_a2 + ddh[i] * on_b2)
+        stored, lost = _element_load(e, de, length[k], axial_stiffness[k], bending_stiffness[k], damping[k], force)
+        energy += stored
+        dissipated += lost
         for j in range(ELEMENT_WIDTH):
             out[velocity_columns[k, j]] += force[j]
     return energy, dissipated
+
+
+COMPLEX_STEP = 1e-30
+"""Imaginary step of ``element_tangents`` (relative to a coordinate's size): the derivative is the
+imaginary part over the step, free of cancellation, so any step far below round-off will do."""
+
+
+@njit(cache=True)
+def element_tangents(
+    coordinates: FloatArray,
+    rates: FloatArray,
+    position_columns: IntArray,
+    velocity_columns: IntArray,
+    length: FloatArray,
+    axial_stiffness: FloatArray,
+    bending_stiffness: FloatArray,
+    damping: FloatArray,
+    stiffness: FloatArray,
+    damping_matrix: FloatArray,
+) -> None:
+    """Write every element's tangent stiffness ``d f / d e`` and damping ``d f / d e'`` (ne, 12, 12)
+    of its elastic and damping forces ``f`` (``_element_load``; arguments as ``element_forces``
+    takes them) into ``stiffness`` and ``damping_matrix``: the exact derivatives, by complex-step
+    differentiation (Squire & Trapp 1998: ``Im f(e + i h u) / h``, no difference taken, so exact to
+    round-off for any small ``h``), 24 complex evaluations of the element."""
+    e = np.empty(ELEMENT_WIDTH, np.complex128)
+    de = np.empty(ELEMENT_WIDTH, np.complex128)
+    force = np.empty(ELEMENT_WIDTH, np.complex128)
+    for k in range(position_columns.shape[0]):
+        for j in range(ELEMENT_WIDTH):
+            e[j] = coordinates[position_columns[k, j]]
+            de[j] = rates[velocity_columns[k, j]]
+        for derivative in range(2):
+            varied = e if derivative == 0 else de
+            out = stiffness if derivative == 0 else damping_matrix
+            for column in range(ELEMENT_WIDTH):
+                real = varied[column].real
+                step = COMPLEX_STEP * (1.0 + abs(real))
+                varied[column] = complex(real, step)
+                force[:] = 0.0
+                _element_load(e, de, length[k], axial_stiffness[k], bending_stiffness[k], damping[k], force)
+                varied[column] = real
+                for row in range(ELEMENT_WIDTH):
+                    out[k, row, column] = force[row].imag / step
 
 
 @dataclass(frozen=True)
@@ -281,13 +350,60 @@ def tangents(cables: CableBodies, q: FloatArray, offset: int = 0) -> FloatArray:
     return _element_sums(cables.marker_slopes, q[cables.marker_positions - offset])
 
 
+@njit(cache=True)
+def _weighted_sum(weights: FloatArray, values: FloatArray, columns: IntArray, offset: int) -> FloatArray:
+    """``sum_i weights[i] values[columns[3i:3i+3] - offset]`` (3,): a point or tangent of an element
+    from its Hermite weights (4,) and its coordinates' ``columns`` (12,) in ``values``."""
+    out = np.zeros(3)
+    for i in range(4):
+        for a in range(3):
+            out[a] += weights[i] * values[columns[3 * i + a] - offset]
+    return out
+
+
+@njit(cache=True)
+def _smallest_rotation(u: FloatArray, w: FloatArray) -> FloatArray:
+    """The smallest rotation (3, 3) taking the unit vector ``u`` (3,) to the unit vector ``w`` (3,):
+    ``I + K + K^2 / (1 + u . w)``, ``K = skew(u x w)``."""
+    axis0, axis1, axis2 = _cross(u[0], u[1], u[2], w[0], w[1], w[2])
+    factor = 1.0 / max(1.0 + u[0] * w[0] + u[1] * w[1] + u[2] * w[2], 1e-12)
+    K = np.array([[0.0, -axis2, axis1], [axis2, 0.0, -axis0], [-axis1, axis0, 0.0]])
+    return np.eye(3) + K + factor * (K @ K)
+
+
+@njit(cache=True)
+def _smallest_rotations(u: FloatArray, w: FloatArray) -> FloatArray:
+    """``_smallest_rotation`` of each row of ``u``, ``w`` (k, 3): (k, 3, 3)."""
+    out = np.empty((u.shape[0], 3, 3))
+    for k in range(u.shape[0]):
+        out[k] = _smallest_rotation(u[k], w[k])
+    return out
+
+
 def smallest_rotations(u: FloatArray, w: FloatArray) -> FloatArray:
     """The smallest rotations (k, 3, 3) taking unit vectors ``u`` to unit vectors ``w`` (k, 3)."""
-    axis = cross(u, w)
-    cosine = np.einsum("ki,ki->k", u, w)
-    K = skew(axis)
-    factor = 1.0 / np.maximum(1.0 + cosine, 1e-12)
-    return np.eye(3) + K + factor[:, None, None] * (K @ K)
+    return _smallest_rotations(np.ascontiguousarray(u, dtype=float), np.ascontiguousarray(w, dtype=float))
+
+
+@njit(cache=True)
+def _place_markers(
+    q: FloatArray,
+    marker: IntArray,
+    marker_positions: IntArray,
+    marker_shapes: FloatArray,
+    marker_slopes: FloatArray,
+    positions: FloatArray,
+    orientations: FloatArray,
+) -> None:
+    """``marker_geometry``'s loop over the markers on cables, in place on ``positions`` (nm, 3) and
+    ``orientations`` (nm, 3, 3) (which hold the markers' input frames)."""
+    for n in range(marker.size):
+        k = marker[n]
+        positions[k] = _weighted_sum(marker_shapes[n], q, marker_positions[n], 0)
+        t = _weighted_sum(marker_slopes[n], q, marker_positions[n], 0)
+        reference = orientations[k].copy()
+        turn = _smallest_rotation(np.ascontiguousarray(reference[:, 0]), t / np.sqrt(t @ t))
+        orientations[k] = turn @ reference
 
 
 def marker_geometry(
@@ -295,14 +411,11 @@ def marker_geometry(
 ) -> tuple[FloatArray, FloatArray]:
     """The markers' positions (nm, 3) [m] and orientations (nm, 3, 3) with the markers on cables
     moved to ``S e`` (world: their body index is the ground's) and turned by the smallest rotation
-    taking their undeformed tangent (x-axis) to the current one."""
+    taking their undeformed tangent (x-axis) to the current one (compiled, one pass)."""
     positions, orientations = marker_position.copy(), marker_orientation.copy()
-    markers = cables.marker
-    e = q[cables.marker_positions]
-    positions[markers] = _element_sums(cables.marker_shapes, e)
-    t = _element_sums(cables.marker_slopes, e)
-    reference = marker_orientation[markers]
-    orientations[markers] = smallest_rotations(reference[:, :, 0], t / np.linalg.norm(t, axis=1)[:, None]) @ reference
+    _place_markers(
+        q, cables.marker, cables.marker_positions, cables.marker_shapes, cables.marker_slopes, positions, orientations
+    )
     return positions, orientations
 
 
@@ -313,16 +426,49 @@ def rotation_jacobians(cables: CableBodies, q: FloatArray, offset: int = 0) -> F
     return skew(t) @ _shape_matrices(cables.marker_slopes) / np.einsum("ki,ki->k", t, t)[:, None, None]
 
 
+@njit(cache=True)
+def _marker_motion(
+    q: FloatArray,
+    v: FloatArray,
+    offset: int,
+    marker: IntArray,
+    marker_positions: IntArray,
+    marker_velocities: IntArray,
+    marker_shapes: FloatArray,
+    marker_slopes: FloatArray,
+    v_WM_W: FloatArray,
+    w_WM_W: FloatArray,
+) -> None:
+    """``add_marker_motion``'s loop over the markers on cables."""
+    for n in range(marker.size):
+        k = marker[n]
+        t = _weighted_sum(marker_slopes[n], q, marker_positions[n], offset)
+        t_rate = _weighted_sum(marker_slopes[n], v, marker_velocities[n], 0)
+        v_WM_W[k] += _weighted_sum(marker_shapes[n], v, marker_velocities[n], 0)
+        squared = t @ t
+        w0, w1, w2 = _cross(t[0], t[1], t[2], t_rate[0], t_rate[1], t_rate[2])
+        w_WM_W[k, 0] += w0 / squared
+        w_WM_W[k, 1] += w1 / squared
+        w_WM_W[k, 2] += w2 / squared
+
+
 def add_marker_motion(
     cables: CableBodies, q: FloatArray, v: FloatArray, v_WM_W: FloatArray, w_WM_W: FloatArray, offset: int = 0
 ) -> None:
     """Add the cables' motion to their markers' velocities and angular velocities (nm, 3, world,
-    in place) at ``(q, v)`` (``q`` as ``tangents`` takes it)."""
-    de = v[cables.marker_velocities]
-    t = tangents(cables, q, offset)
-    t_rate = _element_sums(cables.marker_slopes, de)
-    v_WM_W[cables.marker] += _element_sums(cables.marker_shapes, de)
-    w_WM_W[cables.marker] += cross(t, t_rate) / np.einsum("ki,ki->k", t, t)[:, None]
+    in place) at ``(q, v)`` (``q`` as ``tangents`` takes it): ``S e'`` and ``t x t' / |t|^2``."""
+    _marker_motion(
+        q,
+        v,
+        offset,
+        cables.marker,
+        cables.marker_positions,
+        cables.marker_velocities,
+        cables.marker_shapes,
+        cables.marker_slopes,
+        v_WM_W,
+        w_WM_W,
+    )
 
 
 def _marker_twist_coefficients(
@@ -332,6 +478,53 @@ def _marker_twist_coefficients(
     world body coefficients (m, 4, 3) (``rigid.body_coefficients``)."""
     a_v = body_coefficients[rows, side]
     return a_v, body_coefficients[rows, side + 1] - cross(p_BM_W[markers], a_v)
+
+
+@njit(cache=True)
+def _jacobian_entries(
+    q: FloatArray,
+    offset: int,
+    slot: IntArray,
+    marker_positions: IntArray,
+    marker_velocities: IntArray,
+    marker_shapes: FloatArray,
+    marker_slopes: FloatArray,
+    i_marker: IntArray,
+    j_marker: IntArray,
+    body_coefficients: FloatArray,
+    p_BM_W: FloatArray,
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """``jacobian_entries``' loop over the rows and their two sides: per row side on a cable, the
+    12 entries ``a_v h_i + (a_w x t) dh_i / |t|^2`` on its element's coordinates."""
+    count = 0
+    for r in range(i_marker.size):
+        count += (slot[i_marker[r]] >= 0) + (slot[j_marker[r]] >= 0)
+    rows = np.empty(count * ELEMENT_WIDTH, np.int64)
+    columns = np.empty(count * ELEMENT_WIDTH, np.int64)
+    values = np.empty(count * ELEMENT_WIDTH)
+    entry = 0
+    for side in (0, 2):
+        markers = i_marker if side == 0 else j_marker
+        for r in range(markers.size):
+            n = slot[markers[r]]
+            if n < 0:
+                continue
+            a_v = body_coefficients[r, side]
+            p = p_BM_W[markers[r]]
+            # a_w = g_w - p x a_v: the row's coefficients on the marker's own angular velocity
+            c0, c1, c2 = _cross(p[0], p[1], p[2], a_v[0], a_v[1], a_v[2])
+            g_w = body_coefficients[r, side + 1]
+            t = _weighted_sum(marker_slopes[n], q, marker_positions[n], offset)
+            squared = t @ t
+            g0, g1, g2 = _cross(g_w[0] - c0, g_w[1] - c1, g_w[2] - c2, t[0], t[1], t[2])
+            g = (g0 / squared, g1 / squared, g2 / squared)
+            for i in range(4):
+                for a in range(3):
+                    rows[entry] = r
+                    columns[entry] = marker_velocities[n, 3 * i + a]
+                    values[entry] = marker_shapes[n, i] * a_v[a] + marker_slopes[n, i] * g[a]
+                    entry += 1
+    return rows, columns, values
 
 
 def jacobian_entries(
@@ -345,19 +538,20 @@ def jacobian_entries(
 ) -> tuple[IntArray, IntArray, FloatArray]:
     """``(row, column, value)`` of the cables' columns of ``G`` for rows with markers ``i_marker``,
     ``j_marker`` (m,) and world body coefficients (m, 4, 3): ``a_v . S + a_w . skew(t) S_x / |t|^2``
-    (``q`` and ``offset`` as ``tangents`` takes them)."""
-    rotation = rotation_jacobians(cables, q, offset)
-    translation = _shape_matrices(cables.marker_shapes)
-    rows, columns, values = [], [], []
-    for side, markers in ((0, i_marker), (2, j_marker)):
-        on_cable = np.flatnonzero(cables.slot[markers] >= 0)
-        n = cables.slot[markers[on_cable]]
-        a_v, a_w = _marker_twist_coefficients(body_coefficients, side, on_cable, markers[on_cable], p_BM_W)
-        value = np.einsum("ri,rim->rm", a_v, translation[n]) + np.einsum("ri,rim->rm", a_w, rotation[n])
-        rows.append(np.repeat(on_cable, ELEMENT_WIDTH))
-        columns.append(cables.marker_velocities[n].reshape(-1))
-        values.append(value.reshape(-1))
-    return np.concatenate(rows), np.concatenate(columns), np.concatenate(values)
+    (``q`` and ``offset`` as ``tangents`` takes them; compiled, one pass over the rows)."""
+    return _jacobian_entries(
+        q,
+        offset,
+        cables.slot,
+        cables.marker_positions,
+        cables.marker_velocities,
+        cables.marker_shapes,
+        cables.marker_slopes,
+        i_marker,
+        j_marker,
+        np.ascontiguousarray(body_coefficients),
+        p_BM_W,
+    )
 
 
 def angular_bias_rhs(

@@ -1,0 +1,122 @@
+"""The dense Newton iteration of an implicit step for models with non-rigid bodies (modal bodies,
+ANCF cables, moving-node rope spans), compiled: the iteration matrix from its blocks in one pass,
+and each iteration (residual, solves, updates) on the evaluation at the iterate in one call, the
+same equations as ``MechanicalDAE._modal_iteration`` (``multibody.formulation.dae``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+from multibody.formulation.bodies import rigid
+from multibody.formulation.dae_kernel import lu_solve, replace_weak_rows
+
+FloatArray = NDArray[np.float64]
+
+
+@njit(cache=True)
+def iteration_matrix(
+    mass_matrix: FloatArray, C: FloatArray, K: FloatArray, G: FloatArray, c_position: float, c_velocity: float
+) -> FloatArray:
+    """``[[M - c_v C - c_q K, G^T], [G, 0]]`` (n + m, n + m) of dense ``M``, ``C``, ``K`` (n, n) and
+    ``G`` (m, n)."""
+    n, m = mass_matrix.shape[0], G.shape[0]
+    matrix = np.zeros((n + m, n + m))
+    for i in range(n):
+        for j in range(n):
+            matrix[i, j] = mass_matrix[i, j] - c_velocity * C[i, j] - c_position * K[i, j]
+    for r in range(m):
+        for i in range(n):
+            matrix[i, n + r] = G[r, i]
+            matrix[n + r, i] = G[r, i]
+    return matrix
+
+
+@njit(cache=True)
+def dense_iteration(
+    mass_matrix: FloatArray,
+    generalized_force: FloatArray,
+    G: FloatArray,
+    phi: FloatArray,
+    nu: FloatArray,
+    state_rate: FloatArray,
+    q: FloatArray,
+    v: FloatArray,
+    x: FloatArray,
+    lam: FloatArray,
+    mu: FloatArray,
+    base_q: FloatArray,
+    base_v: FloatArray,
+    base_x: FloatArray,
+    c: float,
+    stabilized: bool,
+    lu: FloatArray,
+    pivots: NDArray[np.int32],
+    gram_lu: FloatArray,
+    gram_pivots: NDArray[np.int32],
+    weak: FloatArray,
+    weights: FloatArray,
+    n_frame_positions: int,
+) -> float:
+    """One Newton iteration in place on ``q, v, x, lam, mu`` from the evaluation at the iterate
+    (``M``, ``Q``, ``G``, ``Phi``, ``nu``, ``F``), the step's ``base`` parts and coefficient ``c``, the
+    LU factors of the iteration matrix and (SI2, ``gram_lu`` non-empty) of ``G G^T``, SI2's nearly
+    dependent rows ``weak`` (m, k) taken as in I3, and the error ``weights`` of ``(q, v, x)``; returns
+    the weighted rms of the increment. Residuals: ``M (v - v_b) / c - Q + G^T lambda``, ``x - x_b -
+    c F`` and ``nu - G v`` (SI2) or ``-Phi / c`` (I3); then ``q = q_b + c N(q) (v - G^T mu)``."""
+    n, m, nx = v.size, lam.size, x.size
+    rhs = np.empty(n + nx + m)
+    for i in range(n):
+        inertia = 0.0
+        for j in range(n):
+            inertia += mass_matrix[i, j] * (v[j] - base_v[j])
+        reaction = 0.0
+        for r in range(m):
+            reaction += G[r, i] * lam[r]
+        rhs[i] = -c * (inertia / c - generalized_force[i] + reaction)
+    for k in range(nx):
+        rhs[n + k] = -(x[k] - base_x[k] - c * state_rate[k])
+    constraint_rhs = np.empty(m)
+    for r in range(m):
+        if stabilized:
+            rate = 0.0
+            for i in range(n):
+                rate += G[r, i] * v[i]
+            constraint_rhs[r] = nu[r] - rate
+        else:
+            constraint_rhs[r] = -phi[r] / c
+    if weak.shape[1]:
+        replace_weak_rows(constraint_rhs, weak, -phi / c)
+    rhs[n + nx :] = constraint_rhs
+    solution = lu_solve(lu, pivots, rhs)
+    dv, dx = solution[:n], solution[n : n + nx]
+    v += dv
+    x += dx
+    lam += solution[n + nx :] / c
+    velocity = v.copy()
+    if gram_lu.shape[0]:
+        gram_rhs = np.empty(m)
+        for r in range(m):
+            change = 0.0
+            for i in range(n):
+                change += G[r, i] * dv[i]
+            gram_rhs[r] = phi[r] / c + change
+        replace_weak_rows(gram_rhs, weak, np.zeros(m))
+        mu += lu_solve(gram_lu, gram_pivots, gram_rhs)
+        for i in range(n):
+            for r in range(m):
+                velocity[i] -= G[r, i] * mu[r]
+    frames = rigid.position_rate(q[:n_frame_positions], velocity[: n - (q.size - n_frame_positions)])
+    total = 0.0
+    for i in range(q.size):
+        rate = frames[i] if i < n_frame_positions else velocity[i - q.size + n]
+        moved = base_q[i] + c * rate
+        total += ((moved - q[i]) * weights[i]) ** 2
+        q[i] = moved
+    for i in range(n):
+        total += (dv[i] * weights[q.size + i]) ** 2
+    for k in range(nx):
+        total += (dx[k] * weights[q.size + n + k]) ** 2
+    count = q.size + n + nx
+    return np.sqrt(total / count) if count else 0.0
