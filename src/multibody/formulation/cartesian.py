@@ -241,9 +241,7 @@ class CartesianFormulation:
         if self._time_values is None or self._time_values[0] != t:
             self._time_values = (t, constraints.driver_values(rows, t, 1))
         f, f_dot = (values.copy() for values in self._time_values[1])
-        if rows.coordinate is not None:  # the rows that read a coordinate, as driver_values sets them
-            reads = rows.coordinate >= 0
-            f[reads] = q_tail[rows.coordinate[reads]] - rows.reference[reads]
+        constraints.set_coordinate_values(rows, f, q_tail)
         return f, f_dot
 
     def _with_mass_blocks(self, mass_matrix: Matrix, columns: IntArray, blocks: FloatArray) -> Matrix:

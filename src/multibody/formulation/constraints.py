@@ -381,10 +381,17 @@ def driver_values(
         values[1][r] = function.derivative(t)
         if order == 2:
             values[2][r] = function.second_derivative(t)
-    if q_tail is not None and rows.coordinate is not None:
-        reads = rows.coordinate >= 0
-        values[0][reads] = q_tail[rows.coordinate[reads]] - rows.reference[reads]
+    if q_tail is not None:
+        set_coordinate_values(rows, values[0], q_tail)
     return values
+
+
+def set_coordinate_values(rows: ConstraintRows, f: FloatArray, q_tail: FloatArray) -> None:
+    """Set in ``f`` (m,) the value of every row that reads a coordinate (``rim_material``, ``groove``):
+    the coordinate in ``q_tail`` (the positions after the frames') less the row's offset."""
+    if rows.coordinate is not None:
+        reads = rows.coordinate >= 0
+        f[reads] = q_tail[rows.coordinate[reads]] - rows.reference[reads]
 
 
 def marker_level(rows: ConstraintRows, frames: Pose) -> tuple[FloatArray, FloatArray, FloatArray]:
