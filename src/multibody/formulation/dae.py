@@ -363,10 +363,7 @@ class MechanicalDAE:
                 q, v, *arguments, pattern, K, C, c * c, c, stabilized
             )
             return Factorization(matrix), Factorization(gram_matrix) if stabilized else None
-        if coupling is None and not form.sparse:
-            matrix = flexible_iteration.iteration_matrix(state.mass_matrix, C, K, state.G, c * c, c)
-        else:
-            matrix = coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
+        matrix = coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
         return Factorization(matrix), Factorization(state.G @ state.G.T) if stabilized else None
 
     def _weak_rows(

@@ -1,7 +1,7 @@
 """The dense Newton iteration of an implicit step for models with non-rigid bodies (modal bodies,
-ANCF cables, moving-node rope spans), compiled: the iteration matrix from its blocks in one pass,
-and each iteration (residual, solves, updates) on the evaluation at the iterate in one call, the
-same equations as ``MechanicalDAE._modal_iteration`` (``multibody.formulation.dae``)."""
+ANCF cables, moving-node rope spans), compiled: each iteration (residual, solves, updates) on the
+evaluation at the iterate in one call, the same equations as ``MechanicalDAE._modal_iteration``
+(``multibody.formulation.dae``)."""
 
 from __future__ import annotations
 
@@ -13,24 +13,6 @@ from multibody.formulation.bodies import rigid
 from multibody.formulation.dae_kernel import lu_solve, replace_weak_rows
 
 FloatArray = NDArray[np.float64]
-
-
-@njit(cache=True)
-def iteration_matrix(
-    mass_matrix: FloatArray, C: FloatArray, K: FloatArray, G: FloatArray, c_position: float, c_velocity: float
-) -> FloatArray:
-    """``[[M - c_v C - c_q K, G^T], [G, 0]]`` (n + m, n + m) of dense ``M``, ``C``, ``K`` (n, n) and
-    ``G`` (m, n)."""
-    n, m = mass_matrix.shape[0], G.shape[0]
-    matrix = np.zeros((n + m, n + m))
-    for i in range(n):
-        for j in range(n):
-            matrix[i, j] = mass_matrix[i, j] - c_velocity * C[i, j] - c_position * K[i, j]
-    for r in range(m):
-        for i in range(n):
-            matrix[i, n + r] = G[r, i]
-            matrix[n + r, i] = G[r, i]
-    return matrix
 
 
 @njit(cache=True)
