@@ -29,11 +29,13 @@ come from one compiled evaluation (``dae_kernel.dense_iteration_matrices``, or r
 fixed sparse pattern of ``iteration_matrix.SparseIterationPattern``), so that a model without
 force elements is never evaluated in Python during a step.
 
-On those compiled paths the factors are kept across steps (modified Newton, as in ADAMS and Exudyn)
-while the step coefficient ``c`` stays within ``REUSE_STEP_CHANGE`` of theirs; should Newton fail
-with kept factors, the step is retried at once with fresh ones (``K`` and ``C`` are kept either
-way), and those of small models are also renewed after a step that converged slowly with them
-(``REUSE_SLOW_ITERATIONS``, ``RENEWING_SIZE``). Other models factorize once per step. Reuse works
+On those compiled paths, and for dense models of cables and moving-node ropes, the factors are kept
+across steps (modified Newton, as in ADAMS and Exudyn) while the step coefficient ``c`` stays within
+``REUSE_STEP_CHANGE`` of theirs; should Newton fail with kept factors, the step is retried at once
+with fresh ones (``K`` and ``C`` are kept either way), and those of small models are also renewed
+after a step that converged slowly with them (``REUSE_SLOW_ITERATIONS``, ``RENEWING_SIZE``). Other
+models (modal bodies, sparse non-rigid models, state coupling: measured slower with kept factors)
+factorize once per step. Reuse works
 because Newton starts from the multipliers that the BDF polynomials predict at the step's end
 (``BDF``), not from the last step's. From the last step's it diverged on most steps (free
 slider-crank: 928 failures in 973 reuses; from the predicted ones 22 in 745): a stale ``G`` in the
@@ -281,14 +283,18 @@ class MechanicalDAE:
                 verdict = monitor.update(norm)
             return monitor.iterations, monitor.norm, verdict is Verdict.CONVERGED, q, v, x, lam, mu, state, nu
 
-        # Modified Newton (rigid models, away from singular positions): first with the factors
-        # of an earlier step at a step coefficient within REUSE_STEP_CHANGE of c (module docstring);
-        # should that fail, afresh.
+        # Modified Newton (without state coupling, away from singular positions): first with the
+        # factors of an earlier step at a step coefficient within REUSE_STEP_CHANGE of c (module
+        # docstring); should that fail, afresh.
         iteration, factorizations = 0, 0
         kept = self._kept_factors
         converged = False
+        # rigid models, and dense models of cables and ropes (measured: the rope crane's steps 1.8x
+        # cheaper); not modal bodies, whose M(q) and stiffness turn with their frames, nor sparse
+        # models (a 50-element-per-span crane took 5x the steps), both measured slower with kept factors
+        reusable = compiled or (coupling is None and not form.sparse and system.modal is None)
         if (
-            compiled
+            reusable
             and kept is not None
             and not refresh_jacobian
             and not self._index3_rows
@@ -308,7 +314,7 @@ class MechanicalDAE:
                 return Correction(
                     predicted, z_guess, False, iteration, np.inf, lambda: f"{singular}: {self.diagnose(q, v, t)}", 0
                 )
-            if compiled:
+            if reusable:
                 self._kept_factors = (c, iteration_matrix, gram)
             # Nearly dependent rows are looked for where they may be the trouble: after a Newton failure,
             # and at every step while the last one had them (near a singular position).
