@@ -235,7 +235,7 @@ def _newton(
     scales: tuple,
     tolerance: float,
     max_iterations: int,
-    offset: tuple[_StaticResidual, float] = (None, 0.0),
+    offset: tuple[_StaticResidual | None, float] = (None, 0.0),
 ) -> Equilibrium:
     """Damped Newton for ``equilibrium`` from ``(q, x, lam)``; ``scales`` = (force, length, rate
     scales, residual scale per equation, position and state weights); the equations less
