@@ -599,7 +599,8 @@ def add_rim_terms(
 STICKING_SPEED = 1e-4
 """The sliding speed, as a fraction of a pulley's ``slip_speed``, below which the capstan law's
 friction force is regularized (ADAMS's stiction transition velocity, 0.1 mm/s at the default 1 m/s):
-a rope held within the capstan limit creeps at most at that speed."""
+a rope held within the capstan limit creeps at that speed times atanh of the tension difference's
+share of the limit (under 1.5 times it up to 90 % of the limit)."""
 
 
 @njit(cache=True)
@@ -628,8 +629,8 @@ def add_sheave_friction(
     their rotation columns ``ring_columns``, ``wheel_columns`` (nf, 3); a ``wheel`` of -1 is ground),
     with ``u = r (w_ring - w_pulley) . axle`` the rope's sliding speed and the capstan law of the
     massless kind regularized, ``F = (e^(mu theta) - 1) T_low tanh(u / u_s) + (T_in + T_out) u /
-    slip_speed`` (``u_s = STICKING_SPEED slip_speed``): within the capstan limit the rope creeps at
-    most at ``u_s``; beyond it slides so that ``T_high - e^(mu theta) T_low = (T_in + T_out) u /
+    slip_speed`` (``u_s = STICKING_SPEED slip_speed``): within the capstan limit the rope creeps (at
+    ``u_s atanh(share of the limit)``); beyond it slides so that ``T_high - e^(mu theta) T_low = (T_in + T_out) u /
     slip_speed``, as the massless kind's. ``T`` the elastic tensions at the entry and exit nodes
     (``EA max(|r'| - 1, 0)``), ``theta`` the wrap (``wrap[arc]``). Returns the power dissipated
     ``F u`` [W]."""

@@ -88,7 +88,7 @@ class Pulley:
     exceeds ``exp(mu theta)`` by a relative ``(1 + exp(-mu theta)) v / slip_speed``). A moving-node
     rope sticks to a ring on such a pulley (``multibody.model.rope_span.RimRing``) whose sliding obeys
     the same law as a force, with stiction regularized below ``1e-4 slip_speed``: held within the
-    limit, the rope creeps at most at about that speed."""
+    limit, the rope creeps, at about that speed (``multibody.formulation.bodies.rope_span.STICKING_SPEED``)."""
 
     kind = "pulley"
 
@@ -205,8 +205,9 @@ class Rope(ForceElement):
     the strain rate (tension ``max(EA eps + damping d(eps)/dt, 0)``); ``smoothing`` h [s]
     (moving-node kind: the paper's stress smoothing, the stress averaged over h, ``EA (eps + h/2
     d(eps)/dt + h^2/6 d2(eps)/dt2)``, which filters the axial modes above about ``sqrt(6) / h``
-    rad/s). The rope is unstretched in the input configuration unless ``pretension`` [N] (its initial tension) or ``length`` [m] (its
-    unstretched free length at t = 0, at most the input path length) is given.
+    rad/s). The rope is unstretched in the input configuration unless ``pretension`` [N] (its
+    initial tension) or ``length`` [m] (its unstretched free length at t = 0, at most the input path
+    length) is given.
 
     Tension ``T = EA (L - L0 - p) / (L0 + p) + damping * rate`` (0 when slack) for the path
     length ``L`` (free spans, arcs on pulleys, and the arc on a winch from its initial tangent
