@@ -55,7 +55,10 @@ def test_span_kernel_gives_the_material_velocity_and_acceleration_of_the_interpo
     differences of steps 1e-5 (positions) on quantities of order 1: 1e-7 relative; the second
     difference in time (step 1e-4: round-off eps / h^2 and truncation h^2, each ~1e-8): 1e-6; the
     damping's power against a 3-point quadrature of the numerical strain rate: 1e-4
-    (the strain's own numerical derivative)."""
+    (the strain's own numerical derivative). Also the stress smoothing's force (``smoothing`` h)
+    against the virtual power of ``EA (h/2 eps' + h^2/6 eps'')`` at the 3 axial points, the strain's
+    material rates from the exact slope of the interpolated rope at fixed material points: 1e-6
+    (second differences in time of step 1e-4 of an exact strain: round-off and truncation 1e-8)."""
     rng = np.random.default_rng(1)
     n, element, rho, EA, eta = 3, 1, 2.0, 1e3, 5.0
     size = 6 * (n + 1) + 2
