@@ -105,7 +105,8 @@ def dynamics(
         (a contact, an end stop, a valve switching), but a run whose last 1000 attempted steps
         advanced it by less than 1000 ``min_step`` stops with an ``AnalysisError`` saying what the
         error test or Newton failed on (a force law or motion with a jump, a slack rope snapping
-        taut), its results kept, instead of crawling on for hours. 0: never.
+        taut), its results kept, instead of crawling on for hours. 0: never. (BDF and the alpha
+        methods; Kane's explicit scipy methods have their own smallest step.)
     initial_state : State, optional
         Start here instead of assembling the model's input configuration.
     output : path, optional

@@ -85,41 +85,37 @@ def _strain_acceleration_bias(
     r_ss: FloatArray,
     rs_rate: FloatArray,
     material_rate: FloatArray,
+    strain_rate: float,
     norm: float,
-    scratch: FloatArray,
+    r_xixi_rate: FloatArray,
 ) -> float:
     """The part of the material strain acceleration ``d2(eps)/dt2|_s = T q'' + bias`` that does not
     hold ``q''``, at an element point (``shapes`` of ``_hermite``; ``r_s``, ``r_ss``, the rate
-    ``rs_rate`` of ``r_s`` at fixed xi and its material rate ``material_rate`` = ``w``, ``norm`` =
-    ``|r_s|``). With ``u = r_s / |r_s|``: ``d(eps)/dt = u . w`` and ``w = dv/ds`` (``v`` the material
+    ``rs_rate`` of ``r_s`` at fixed xi and its material rate ``material_rate`` = ``w``, the strain
+    rate ``u . w``, ``norm`` = ``|r_s|``). With ``u = r_s / |r_s|``: ``d(eps)/dt = u . w`` and ``w = dv/ds`` (``v`` the material
     velocity), so ``d2(eps)/dt2 = u' . w + u . da/ds`` with ``u' = (w - u (u . w)) / |r_s|`` and ``a =
     B q'' + c``: the bias is ``(|w|^2 - (u . w)^2) / |r_s| + u . dc/ds``, ``c`` the convective
     acceleration of ``span_terms`` differentiated along the element (``ds = L dxi``; ``ds'/dxi =
-    L'``). ``scratch`` (4, 3)."""
-    slope_mix_rate, rs_rate_xi, rss_xi, r_xixi_rate = scratch[0], scratch[1], scratch[2], scratch[3]
+    L'``). ``r_xixi_rate`` (3,) scratch."""
     _combine(shapes[2], L, de, r_xixi_rate)
     third = (12.0, 6.0, -12.0, 6.0)  # the Hermite functions' third xi-derivatives
     along = 0.0
     squared = 0.0
     for a in range(3):
-        slope_mix_rate[a] = shapes[1, 1] * de[3 + a] + shapes[1, 3] * de[9 + a]
+        slope_mix_rate = shapes[1, 1] * de[3 + a] + shapes[1, 3] * de[9 + a]
         slope_curvature = shapes[2, 1] * e[3 + a] + shapes[2, 3] * e[9 + a]
-        rs_rate_xi[a] = (r_xixi_rate[a] + L_rate * slope_curvature) / L - L_rate * r_ss[a]
+        rs_rate_xi = (r_xixi_rate[a] + L_rate * slope_curvature) / L - L_rate * r_ss[a]
         r_xixixi = third[0] * e[a] + L * third[1] * e[3 + a] + third[2] * e[6 + a] + L * third[3] * e[9 + a]
-        rss_xi[a] = r_xixixi / (L * L)
         convective_xi = (
-            2.0 * L_rate * slope_mix_rate[a]
-            - 2.0 * rs_rate_xi[a] * s_rate
+            2.0 * L_rate * slope_mix_rate
+            - 2.0 * rs_rate_xi * s_rate
             - 2.0 * rs_rate[a] * L_rate
-            + rss_xi[a] * s_rate**2
+            + r_xixixi / (L * L) * s_rate**2
             + 2.0 * r_ss[a] * s_rate * L_rate
         )
         along += r_s[a] / norm * convective_xi / L
         squared += material_rate[a] ** 2
-    tangential = 0.0
-    for a in range(3):
-        tangential += r_s[a] / norm * material_rate[a]
-    return (squared - tangential**2) / norm + along
+    return (squared - strain_rate**2) / norm + along
 
 
 @njit(cache=True)
@@ -172,7 +168,7 @@ def span_terms(
     velocity = np.empty(3)
     material_rate = np.empty(3)
     strain_gradient = np.empty(SPAN_ELEMENT_WIDTH)
-    scratch = np.empty((4, 3))
+    scratch = np.empty(3)
     mass_points, mass_weights = MASS_POINTS
     axial_points, axial_weights = AXIAL_POINTS
     for k in range(node_positions.shape[0]):
@@ -288,7 +284,7 @@ def span_terms(
             if smoothing[k] > 0.0:  # the smoothed stress's EA h^2/6 d2(eps)/dt2 = EA h^2/6 (T q'' + bias)
                 strain_inertia = w * EA * smoothing[k] ** 2 / 6.0
                 bias = _strain_acceleration_bias(
-                    shapes, L, L_rate, s_rate, e, de, r_s, r_ss, rs_rate, material_rate, norm, scratch
+                    shapes, L, L_rate, s_rate, e, de, r_s, r_ss, rs_rate, material_rate, strain_rate, norm, scratch
                 )
                 kinetic += 0.5 * strain_inertia * strain_rate**2
                 for j in range(SPAN_ELEMENT_WIDTH):
@@ -382,6 +378,25 @@ class RopeSpans:
     def element_columns(self) -> IntArray:
         """(ne, 14) the velocity columns of each element's mass block."""
         return np.hstack([self.node_velocities, self.end_velocities])
+
+    @cached_property
+    def arc_columns(self) -> IntArray:
+        """(na, 6) the velocity columns of each arc's wheel (its mass block)."""
+        from multibody.formulation.bodies.rigid import VELOCITY_WIDTH
+
+        return VELOCITY_WIDTH * self.arc_body[:, None] + np.arange(VELOCITY_WIDTH)
+
+    @cached_property
+    def friction_columns(self) -> tuple[IntArray, IntArray]:
+        """(nf, 3) each ring's and (nf, 3) each pulley's rotation columns (the pulley's meaningless on
+        ground, where ``friction_wheel`` is -1)."""
+        from multibody.formulation.bodies.rigid import ROTATION, VELOCITY_WIDTH
+
+        rotation = np.arange(VELOCITY_WIDTH)[ROTATION]
+        return (
+            VELOCITY_WIDTH * self.friction_ring[:, None] + rotation,
+            VELOCITY_WIDTH * self.friction_wheel[:, None] + rotation,
+        )
 
 
 def body_terms(
@@ -575,21 +590,16 @@ def add_rim_terms(
     velocity in world, angular velocity in body axes) and the power the friction dissipates [W]:
     with the first moment ``h`` and inertia ``J`` about the CM, ``[[m I, -skew(h) R], [R^T skew(h),
     R^T J R]]``, forces ``-(w x (w x h), R^T (w x J w)) + (m g, R^T (h x g))``."""
-    from multibody.formulation.bodies.rigid import ROTATION, VELOCITY_WIDTH
-
-    columns = VELOCITY_WIDTH * spans.arc_body[:, None] + np.arange(VELOCITY_WIDTH)
-    blocks = np.empty((spans.arc_body.size, VELOCITY_WIDTH, VELOCITY_WIDTH))
+    columns = spans.arc_columns
+    blocks = np.empty((*columns.shape, columns.shape[1]))
     _rim_loads(
         arcs.mass, arcs.first_moment, arcs.inertia, R_WB, w_WB_W, spans.arc_body, spans.gravity, columns, force, blocks
     )
     power = 0.0
     if spans.friction_ring.size:
-        rotation = np.arange(VELOCITY_WIDTH)[ROTATION]
-        ring_columns = VELOCITY_WIDTH * spans.friction_ring[:, None] + rotation
-        wheel_columns = VELOCITY_WIDTH * spans.friction_wheel[:, None] + rotation  # unused on ground (-1)
         power = add_sheave_friction(
-            q, R_WM, R_WB, w_WB_W, arcs.angle, spans.friction_ring, spans.friction_wheel, ring_columns,
-            wheel_columns, spans.friction_axle,
+            q, R_WM, R_WB, w_WB_W, arcs.angle, spans.friction_ring, spans.friction_wheel, *spans.friction_columns,
+            spans.friction_axle,
             spans.friction_arc, spans.friction_radius, spans.friction_coefficient, spans.friction_slip_speed,
             spans.friction_stiffness, spans.friction_in, spans.friction_out, force,
         )  # fmt: skip
