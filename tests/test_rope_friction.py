@@ -268,7 +268,13 @@ def test_a_winch_reeling_in_over_a_no_slip_sheave_the_papers_example_1() -> None
     still while the material passes it at v, and the energy balance closes (the drum's motion's
     work = kinetic + potential + strain energy + damping). Tolerances: 3e-6 relative in the hold
     phase (the damped transient's remainder, 1.4e-6 on the spin); the tangent point 1e-12 m (it is fixed by the
-    geometry); the balance 1e-8 of the potential energy gained, integration error at rtol 1e-8."""
+    geometry); the balance 1e-8 of the potential energy gained, integration error at rtol 1e-8.
+
+    Also SI2's Newton against the rope's stiffness (EA / L = 1e5 N/m on 10 kg): the positions move
+    with the multipliers ``mu`` too, and the loads' answer to that move must be in Newton's
+    right-hand side (``dae_kernel.add_stiffness_response``). Without it Newton converged linearly
+    (rate 0.4), failed twice a step and the run took 7750 steps; with it, as I3 (which has no ``mu``
+    and no failure here), fewer than 1 % of the steps fail (measured 2 in 298)."""
     r, R, omega, EA = 0.1, 0.2, 2.5, 1e5
     model = mb.Model("example1")
     block, _ = _on_vertical_slide(model, "block", 10.0, 0.0, 1.0)
@@ -288,6 +294,7 @@ def test_a_winch_reeling_in_over_a_no_slip_sheave_the_papers_example_1() -> None
     T = 11.0 * G / 2
     model.add(mb.Rope("rope", route, 0.01, EA, 0.1, damping=500.0, pretension=T))
     res = mb.dynamics(model, 1.0, 0.01, rtol=1e-8)
+    assert res.stats["newton_failures"] < 0.01 * res.stats["steps"]
     hold = res.time > 0.6
     v = omega * R
     rope = res.rope("rope")

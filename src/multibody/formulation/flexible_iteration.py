@@ -10,7 +10,13 @@ from numba import njit
 from numpy.typing import NDArray
 
 from multibody.formulation.bodies import rigid
-from multibody.formulation.dae_kernel import lu_solve, replace_weak_rows
+from multibody.formulation.dae_kernel import (
+    add_stiffness_response,
+    apply_increment,
+    lu_solve,
+    multiplier_increment,
+    replace_weak_rows,
+)
 
 FloatArray = NDArray[np.float64]
 
@@ -37,6 +43,7 @@ def dense_iteration(
     pivots: NDArray[np.int32],
     gram_lu: FloatArray,
     gram_pivots: NDArray[np.int32],
+    stiffness: tuple,
     weak: FloatArray,
     weights: FloatArray,
     n_frame_positions: int,
@@ -44,7 +51,8 @@ def dense_iteration(
     """One Newton iteration in place on ``q, v, x, lam, mu`` from the evaluation at the iterate
     (``M``, ``Q``, ``G``, ``Phi``, ``nu``, ``F``), the step's ``base`` parts and coefficient ``c``, the
     LU factors of the iteration matrix and (SI2, ``gram_lu`` non-empty) of ``G G^T``, SI2's nearly
-    dependent rows ``weak`` (m, k) taken as in I3, and the error ``weights`` of ``(q, v, x)``; returns
+    dependent rows ``weak`` (m, k) taken as in I3, the loads' stiffness on SI2's move of the positions
+    with ``mu`` (``dae_kernel.add_stiffness_response``), and the error ``weights`` of ``(q, v, x)``; returns
     the weighted rms of the increment. Residuals: ``M (v - v_b) / c - Q + G^T lambda``, ``x - x_b -
     c F`` and ``nu - G v`` (SI2) or ``-Phi / c`` (I3); then ``q = q_b + c N(q) (v - G^T mu)``."""
     n, m, nx = v.size, lam.size, x.size
@@ -71,21 +79,19 @@ def dense_iteration(
     if weak.shape[1]:
         replace_weak_rows(constraint_rhs, weak, -phi / c)
     rhs[n + nx :] = constraint_rhs
-    solution = lu_solve(lu, pivots, rhs)
-    dv, dx = solution[:n], solution[n : n + nx]
-    v += dv
-    x += dx
-    lam += solution[n + nx :] / c
+    mu_increment = np.zeros(m)
+    if gram_lu.shape[0]:  # as dae_kernel.compiled_iteration does
+        mu_increment = multiplier_increment(rhs, phi, c, n, nx, (gram_lu, gram_pivots))
+        position_change = np.zeros(n)
+        for i in range(n):
+            for r in range(m):
+                position_change[i] -= G[r, i] * mu_increment[r]
+        add_stiffness_response(rhs, position_change, c, stiffness)
+    dv, dx = apply_increment(lu_solve(lu, pivots, rhs), v, x, lam, c)
     velocity = v.copy()
     if gram_lu.shape[0]:
-        gram_rhs = np.empty(m)
         for r in range(m):
-            change = 0.0
-            for i in range(n):
-                change += G[r, i] * dv[i]
-            gram_rhs[r] = phi[r] / c + change
-        replace_weak_rows(gram_rhs, weak, np.zeros(m))
-        mu += lu_solve(gram_lu, gram_pivots, gram_rhs)
+            mu[r] += mu_increment[r]
         for i in range(n):
             for r in range(m):
                 velocity[i] -= G[r, i] * mu[r]
