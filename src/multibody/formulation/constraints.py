@@ -452,22 +452,13 @@ class JacobianAssembler:
         slope = np.where(rows.kind[reads] == GROOVE, -rows.parameter[reads], 1.0)
         self.coordinate_entries = (reads, system.n_frame_velocities + rows.read_coordinates[reads], slope)
         """``(row, column, value)`` of the rows' entries on the coordinates they read (``rim_material``, ``groove``)"""
-        # Fixed CSR pattern: each kept value goes to one slot of ``data`` (duplicates summed).
-        pattern = sp.csr_matrix(
-            (np.arange(1, self.keep.size + 1, dtype=float), (self.row_index, self.column)), shape=self.shape
-        )
-        pattern.sum_duplicates()
-        self._indices, self._indptr = pattern.indices.copy(), pattern.indptr.copy()
-        slot_of = {
-            (r, c): s
-            for r in range(m)
-            for s, c in zip(
-                range(pattern.indptr[r], pattern.indptr[r + 1]),
-                pattern.indices[pattern.indptr[r] : pattern.indptr[r + 1]],
-            )
-        }
-        self._slot = np.array([slot_of[(r, c)] for r, c in zip(self.row_index, self.column)], dtype=np.int64)
-        self._nnz = pattern.indices.size
+        # Fixed CSR pattern: each kept value goes to one slot of ``data`` (duplicates summed); the
+        # slots are the distinct (row, column) keys in row-major order, CSR's with sorted indices.
+        n_columns = max(self.shape[1], 1)
+        keys, self._slot = np.unique(self.row_index * n_columns + self.column, return_inverse=True)
+        self._indices = (keys % n_columns).astype(np.int32)
+        self._indptr = np.searchsorted(keys // n_columns, np.arange(m + 1)).astype(np.int32)
+        self._nnz = keys.size
         self.pattern = (self.keep.astype(np.int64), self.row_index.astype(np.int64), self.column.astype(np.int64))
         """``(keep, row, column)``: which of the (m, 12) kernel values are entries of ``G`` and where
         each sits (``multibody.formulation.dae_kernel``)"""

@@ -21,12 +21,15 @@ there is one (``CartesianFormulation.coupling_jacobians``)::
      [-c^2 F_q - c F_v,   I - c F_x,  -F_lam     ],
      [G,                  0,          0          ]]
 
-For SI2 the ``mu`` correction follows from ``G G^T dmu = Phi/c + G dv``, with ``G dv`` the velocity
-rows' right-hand side, before the solve for ``dv``: the positions move by ``-c G^T dmu`` with it, and
-the loads' answer to that move, ``c^2 K G^T dmu`` (and ``F_q``'s on the states), goes to the
+For SI2 the ``mu`` correction follows from ``G G^T dmu = Phi/c + G dv``. The positions move by
+``-c G^T dmu`` with it, which the iteration matrix does not see; in stiff models (force elements,
+states, elastic body kinds) ``dmu`` is first predicted with ``G dv`` = the velocity rows' right-hand
+side and the loads' answer to that move, ``c^2 K G^T dmu`` (and ``F_q``'s on the states), goes to the
 right-hand side (``dae_kernel.add_stiffness_response``). Left out, Newton converged only linearly
 against stiff loads (``c^2 |K| / m``: a winch rope of EA = 1e5 N on 10 kg at rtol 1e-8 failed twice a
-step and took 7750 steps for 1 s instead of 300). Each iteration (evaluation,
+step and took 7750 steps for 1 s instead of 300). The prediction only feeds that term: ``mu`` itself
+moves by the solve with the ``G dv`` found (with it instead, a 200-link chain at rtol 1e-11 stalled, its
+kept factors' ``G`` no longer that of the iterate). Each iteration (evaluation,
 residual, solves, updates) is compiled in ``multibody.formulation.dae_kernel``, with the force
 elements' loads evaluated in Python at the iterate when the model has any (without them the whole
 Newton loop is one compiled call). For rigid bodies without state coupling the matrices themselves
@@ -216,7 +219,12 @@ class MechanicalDAE:
             q, v, x, lam = self._newton_start(predicted, base, c, z_guess)
             self._jacobians = (*form.force_jacobians(q, v, t, lam, x), form.coupling_jacobians(q, v, x, t, lam))
             K, _, coupling = self._jacobians
-            K = sp.csr_matrix(K)
+            # Only a stiff model needs the loads' answer to SI2's move with mu: force elements, states,
+            # elastic body kinds. Rigid bodies alone have the reactions' geometric stiffness, whose answer
+            # is below Newton's tolerance (chains of 2 to 200 links: the same steps and iterations with
+            # it), and skip it (an empty stiffness).
+            stiff = form.has_loads or nx or not system.rigid_only
+            K = sp.csr_matrix(K) if stiff else sp.csr_matrix((nv, nv))
             F_q = coupling.F_q if coupling is not None else np.zeros((0, nv))
             self._stiffness = (K.data, K.indices, K.indptr, np.ascontiguousarray(F_q))
         coupling = self._jacobians[2]
@@ -286,13 +294,17 @@ class MechanicalDAE:
                     rhs, phi, nu, entries = dae_kernel.residual_part(
                         q, v, x, lam, base_v, base_x, c, stabilized, *arguments, *loads, pattern, weak
                     )
+                    # as compiled_iteration does, with SuperLU's own solves
+                    _, row, column = pattern
                     mu_increment = np.zeros(self.m)
-                    if gram is not None:  # as compiled_iteration does, with SuperLU's own solves
-                        _, row, column = pattern
-                        mu_increment = gram.solve(phi / c + rhs[nv + nx :])
-                        position_change = -dae_kernel.transpose_times(entries, row, column, mu_increment, nv)
+                    if gram is not None and self._stiff:
+                        predicted_mu = gram.solve(self._gram_rhs(phi, c, rhs[nv + nx :], weak))
+                        position_change = -dae_kernel.transpose_times(entries, row, column, predicted_mu, nv)
                         dae_kernel.add_stiffness_response(rhs, position_change, c, self._stiffness)
                     dv, dx = dae_kernel.apply_increment(iteration_matrix.solve(rhs), v, x, lam, c)
+                    if gram is not None:
+                        velocity_change = dae_kernel.times(entries, row, column, dv, self.m)
+                        mu_increment = gram.solve(self._gram_rhs(phi, c, velocity_change, weak))
                     norm = dae_kernel.close_iteration(
                         q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, increment_weights
                     )
@@ -559,18 +571,30 @@ class MechanicalDAE:
         if weak.shape[1]:
             dae_kernel.replace_weak_rows(constraint_rhs, weak, -state.phi / c)
         rhs = np.concatenate([-c * velocity_residual, -state_residual, constraint_rhs])
-        if gram is not None:  # as dae_kernel.compiled_iteration does
-            mu_increment = gram.solve(state.phi / c + constraint_rhs)
-            dae_kernel.add_stiffness_response(rhs, -(G.T @ mu_increment), c, self._stiffness)
+        if gram is not None and self._stiff:  # as dae_kernel.compiled_iteration does
+            predicted_mu = gram.solve(self._gram_rhs(state.phi, c, constraint_rhs, weak))
+            dae_kernel.add_stiffness_response(rhs, -(G.T @ predicted_mu), c, self._stiffness)
         dv, dx = dae_kernel.apply_increment(iteration_matrix.solve(rhs), v, x, lam, c)
         velocity = v
         if gram is not None:
-            mu += mu_increment
+            mu += gram.solve(self._gram_rhs(state.phi, c, G @ dv, weak))
             velocity = v - G.T @ mu
         q_new = base_q + c * kinematics.position_rate(self.formulation.system, q, velocity)
         increment = np.concatenate([q_new - q, dv, dx]) * weights[: q.size + nv + nx]
         q[:] = q_new
         return float(np.sqrt(np.mean(increment**2))) if increment.size else 0.0, state.nu
+
+    @property
+    def _stiff(self) -> bool:
+        """Whether ``_stiffness`` has anything to add (``dae_kernel.is_stiff``)."""
+        return dae_kernel.is_stiff(self._stiffness)
+
+    def _gram_rhs(self, phi: FloatArray, c: float, velocity_change: FloatArray, weak: FloatArray) -> FloatArray:
+        """The right-hand side of SI2's ``G G^T dmu`` for ``velocity_change = G dv``
+        (``dae_kernel.multiplier_increment``'s, for SuperLU's and NumPy's solves)."""
+        gram_rhs = phi / c + velocity_change
+        dae_kernel.replace_weak_rows(gram_rhs, weak, np.zeros(self.m))
+        return gram_rhs
 
     def diagnose(self, q: FloatArray, v: FloatArray, t: float, c: float = np.inf) -> str:
         """Say why Newton failed at ``(q, v, t)`` (with the step's coefficient ``c`` [s], about the

@@ -168,6 +168,12 @@ def replace_weak_rows(vector: np.ndarray, weak_rows: np.ndarray, replacement: np
 
 
 @njit(cache=True)
+def is_stiff(stiffness: tuple) -> bool:
+    """Whether ``stiffness`` (as ``add_stiffness_response`` takes it) has any entry."""
+    return stiffness[0].size > 0 or stiffness[3].size > 0
+
+
+@njit(cache=True)
 def add_stiffness_response(rhs: np.ndarray, position_change: np.ndarray, c: float, stiffness: tuple) -> None:
     """Add to SI2's Newton right-hand side ``rhs = [-c r_v, -r_x, ...]`` (in place) the loads' answer
     to a move of the positions by ``c position_change`` (velocity space) that the iteration matrix
@@ -269,14 +275,15 @@ def apply_increment(solution: np.ndarray, v: np.ndarray, x: np.ndarray, lam: np.
 
 @njit(cache=True)
 def multiplier_increment(
-    rhs: np.ndarray, phi: np.ndarray, c: float, nv: int, nx: int, gram_factors: tuple
+    phi: np.ndarray, c: float, velocity_change: np.ndarray, gram_factors: tuple, weak_rows: np.ndarray
 ) -> np.ndarray:
-    """SI2's increment of ``mu`` (m,), ``(G G^T)^-1 (phi / c + G dv)``, before the solve for ``dv``:
-    ``G dv`` is the velocity rows' right-hand side ``rhs[nv + nx:]`` (with exact factors; Newton
-    absorbs the difference with kept ones). Along SI2's nearly dependent rows that part is ``-phi /
-    c`` (``residual_part``), so ``mu`` has none: their positions are held by the multipliers as in I3.
+    """SI2's increment of ``mu`` (m,), ``(G G^T)^-1 (phi / c + G dv)`` for ``velocity_change = G dv``
+    (m,), with no part along ``weak_rows``, whose positions the multipliers hold as in I3.
     ``gram_factors`` as ``factored_solve`` takes them."""
-    return factored_solve(gram_factors, phi / c + rhs[nv + nx :])
+    gram_rhs = phi / c + velocity_change
+    if weak_rows.shape[1]:
+        replace_weak_rows(gram_rhs, weak_rows, np.zeros(phi.size))
+    return factored_solve(gram_factors, gram_rhs)
 
 
 @njit(cache=True)
@@ -347,13 +354,15 @@ def compiled_iteration(
     rhs, phi, nu, entries = residual_part(
         q, v, x, lam, base_v, base_x, c, stabilized, system, rows, f, f_dot, *loads, pattern, weak_rows
     )
-    mu_increment = np.zeros(lam.size)
+    _, row, column = pattern
+    nv, nx, m = v.size, x.size, lam.size
+    if stabilized and is_stiff(stiffness):  # mu's increment predicted with G dv = the velocity rows' rhs
+        predicted_mu = multiplier_increment(phi, c, rhs[nv + nx :], gram_factors, weak_rows)
+        add_stiffness_response(rhs, -transpose_times(entries, row, column, predicted_mu, nv), c, stiffness)
+    dv, dx = apply_increment(factored_solve(matrix_factors, rhs), v, x, lam, c)
+    mu_increment = np.zeros(m)
     if stabilized:
-        mu_increment = multiplier_increment(rhs, phi, c, v.size, x.size, gram_factors)
-        _, row, column = pattern
-        add_stiffness_response(rhs, -transpose_times(entries, row, column, mu_increment, v.size), c, stiffness)
-    solution = factored_solve(matrix_factors, rhs)
-    dv, dx = apply_increment(solution, v, x, lam, c)
+        mu_increment = multiplier_increment(phi, c, times(entries, row, column, dv, m), gram_factors, weak_rows)
     norm = close_iteration(q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, weights)
     return norm, nu
 

@@ -13,6 +13,7 @@ from multibody.formulation.bodies import rigid
 from multibody.formulation.dae_kernel import (
     add_stiffness_response,
     apply_increment,
+    is_stiff,
     lu_solve,
     multiplier_increment,
     replace_weak_rows,
@@ -79,22 +80,15 @@ def dense_iteration(
     if weak.shape[1]:
         replace_weak_rows(constraint_rhs, weak, -phi / c)
     rhs[n + nx :] = constraint_rhs
-    mu_increment = np.zeros(m)
-    if gram_lu.shape[0]:  # as dae_kernel.compiled_iteration does
-        mu_increment = multiplier_increment(rhs, phi, c, n, nx, (gram_lu, gram_pivots))
-        position_change = np.zeros(n)
-        for i in range(n):
-            for r in range(m):
-                position_change[i] -= G[r, i] * mu_increment[r]
-        add_stiffness_response(rhs, position_change, c, stiffness)
+    gram_factors = (gram_lu, gram_pivots)
+    if gram_lu.shape[0] and is_stiff(stiffness):  # as dae_kernel.compiled_iteration does
+        predicted_mu = multiplier_increment(phi, c, constraint_rhs, gram_factors, weak)
+        add_stiffness_response(rhs, -(G.T @ predicted_mu), c, stiffness)
     dv, dx = apply_increment(lu_solve(lu, pivots, rhs), v, x, lam, c)
     velocity = v.copy()
     if gram_lu.shape[0]:
-        for r in range(m):
-            mu[r] += mu_increment[r]
-        for i in range(n):
-            for r in range(m):
-                velocity[i] -= G[r, i] * mu[r]
+        mu += multiplier_increment(phi, c, G @ dv, gram_factors, weak)
+        velocity -= G.T @ mu
     frames = rigid.position_rate(q[:n_frame_positions], velocity[: n - (q.size - n_frame_positions)])
     total = 0.0
     for i in range(q.size):
