@@ -36,12 +36,19 @@ import numpy as np
 from multibody.formulation import constraints, dae_kernel, forces
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation
-from multibody.formulation.dae import MechanicalDAE
+from multibody.formulation.dae import RENEWING_SIZE, REUSE_SLOW_ITERATIONS, REUSE_STEP_CHANGE, MechanicalDAE
 from multibody.formulation.iteration_matrix import coupled_iteration_matrix
 from multibody.solve.integrators.base import FloatArray, rms
 from multibody.solve.integrators.generalized_alpha import StepBase
 from multibody.solve.linear import Factorization, SingularMatrixError
-from multibody.solve.newton import ConvergenceMonitor, Verdict, roundoff_norm
+from multibody.solve.newton import (
+    CONVERGED,
+    ROUNDOFF_FRACTION,
+    STAGNATION_RATE,
+    ConvergenceMonitor,
+    Verdict,
+    roundoff_norm,
+)
 
 
 @dataclass
@@ -65,6 +72,8 @@ class AccelerationSolve:
     """weighted norm of the last position/velocity/state increment"""
     diagnosis: str | Callable[[], str] = ""
     """for a failure: what went wrong (a function, worked out only if the integrator gives up)"""
+    factorizations: int = 0
+    """iteration matrices factorized for the step (0: all its iterations reused an earlier step's)"""
 
 
 class Index3Mechanics:
@@ -85,6 +94,9 @@ class Index3Mechanics:
         self._diagnostics = MechanicalDAE(formulation, "I3")
         self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
         """``(element_wrench, state_rate)`` of a model without force elements"""
+        self._kept_factors: tuple[float, Factorization] | None = None
+        """``(c_v, factors)`` of the latest fresh iteration matrix of the compiled paths, for
+        modified Newton on the next steps (``solve``)"""
 
     # -- the state vector -----------------------------------------------------------------------
     def split(self, y: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -159,92 +171,72 @@ class Index3Mechanics:
         unknowns added to ``base`` (module docstring). ``weights`` are the error weights of
         positions, velocities and states, against which the increments are measured."""
         form = self.formulation
-        nv, nx = self.nv, self.n_states
+        nx = self.n_states
         c_q, c_v = base.c_q, base.c_v
-        a, r, lam = acceleration_guess.copy(), rate_guess.copy(), lam_guess.copy()
-        q = self.displace(base.q, base.displacement + c_q * a)
-        v = base.velocity + c_v * a
-        x = base.states + c_v * r
+        guess = (acceleration_guess, rate_guess, lam_guess)
+        a, r, lam = (part.copy() for part in guess)
+        q, v, x = self._positions(base, a, r)
         position_weights, velocity_weights, state_weights = weights
         roundoff = max(
             roundoff_norm(base.displacement, position_weights),
             roundoff_norm(v, velocity_weights),
             roundoff_norm(x, state_weights) if nx else 0.0,
         )
-        iterations = 0
         system = form.system
         f, f_dot = constraints.driver_values(form.rows, t, 1)
         arguments = (form.kernel_system, form.rows.kernel_arrays, f, f_dot)
-        pattern = form.assembler.pattern
-        kernel_base = (base.q, base.displacement, base.velocity, base.states)
-        # Modified Newton; when it still contracts but too slowly to converge in time (a first
-        # iterate far from the guess, at large steps), the matrix is rebuilt where it got to.
-        for rebuild in range(self.max_rebuilds + 1):
-            if rebuild or refresh_jacobian or self._jacobians is None:
-                self._jacobians = (
-                    *form.force_jacobians(q, v, t, lam, x),
-                    form.coupling_jacobians(q, v, x, t, lam),
-                )
-            K, C, coupling = self._jacobians
-            # Rigid bodies, dense, no state coupling: the matrix and each iteration compiled, and
-            # (without force elements) no evaluation in Python.
-            compiled = not form.sparse and system.rigid_only and coupling is None
-            evaluates = not compiled or form.has_loads
-            state = form.evaluate(q, v, t, x, lam) if evaluates else None
-            try:
-                if compiled:
-                    matrix, _ = dae_kernel.dense_iteration_matrices(q, v, *arguments, pattern, K, C, c_q, c_v, False)
-                    iteration_matrix = Factorization(matrix)
-                else:
-                    iteration_matrix = Factorization(
-                        coupled_iteration_matrix(state.mass_matrix - c_v * C - c_q * K, state.G, coupling, c_q, c_v)
+        if refresh_jacobian or self._jacobians is None:
+            self._jacobians = (*form.force_jacobians(q, v, t, lam, x), form.coupling_jacobians(q, v, x, t, lam))
+        # Rigid bodies, dense, no state coupling: the matrix and each iteration compiled, and
+        # (without force elements) the whole Newton loop one compiled call.
+        compiled = not form.sparse and system.rigid_only and self._jacobians[2] is None
+        evaluates = not compiled or form.has_loads
+        kept = self._kept_factors if compiled and not refresh_jacobian else None
+        reuse = int(kept is not None and abs(c_v / kept[0] - 1.0) <= REUSE_STEP_CHANGE)
+        convergence = (tolerance, self.max_iterations, ROUNDOFF_FRACTION, roundoff)
+        iterations, factorizations = 0, 0
+        # Modified Newton: first with the factors of an earlier step (when kept and ``h`` changed
+        # little), then with fresh ones; when it still contracts but too slowly to converge in
+        # time (a first iterate far from the guess, at large steps), the matrix is rebuilt where
+        # it got to.
+        for attempt in range(reuse + self.max_rebuilds + 1):
+            if attempt < reuse:
+                iteration_matrix = kept[1]
+            else:
+                if attempt > reuse:
+                    self._jacobians = (
+                        *form.force_jacobians(q, v, t, lam, x),
+                        form.coupling_jacobians(q, v, x, t, lam),
                     )
-            except SingularMatrixError as error:
-                return self._failure(t, q, v, x, a, r, lam, iterations, np.inf, f"singular iteration matrix ({error})")
-            monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=roundoff)
-            verdict = Verdict.CONTINUE
-            while verdict is Verdict.CONTINUE:
-                if monitor.iterations > 0 and evaluates:
-                    state = form.evaluate(q, v, t, x, lam)
+                try:
+                    iteration_matrix = self._factorize(q, v, x, lam, t, c_q, c_v, arguments, compiled)
+                except SingularMatrixError as error:
+                    reason = f"singular iteration matrix ({error})"
+                    return self._failure(t, q, v, x, a, r, lam, iterations, np.inf, reason, factorizations)
+                factorizations += 1
                 if compiled:
-                    loads = (state.element_wrench, state.state_rate) if evaluates else self._no_loads
-                    norm = dae_kernel.alpha_dense_iteration(
-                        a,
-                        r,
-                        lam,
-                        kernel_base,
-                        c_q,
-                        c_v,
-                        *arguments,
-                        *loads,
-                        pattern,
-                        *iteration_matrix.dense_factors,
-                        weights,
-                    )
-                    if evaluates:  # the loads of the next iteration are evaluated at the new iterate
-                        q, v, x = dae_kernel.alpha_positions(kernel_base, c_q, c_v, a, r)
-                    verdict = monitor.update(norm)
-                    continue
-                residual = state.mass_matrix @ a - state.generalized_force + state.G.T @ lam
-                solution = iteration_matrix.solve(np.concatenate([-residual, state.state_rate - r, -state.phi / c_q]))
-                da, dr, dlam = solution[:nv], solution[nv : nv + nx], solution[nv + nx :]
-                a += da
-                r += dr
-                lam += dlam
-                q = self.displace(base.q, base.displacement + c_q * a)
-                v = base.velocity + c_v * a
-                x = base.states + c_v * r
-                increment = np.concatenate(
-                    [c_q * da * position_weights, c_v * da * velocity_weights, c_v * dr * state_weights]
+                    self._kept_factors = (c_v, iteration_matrix)
+            if evaluates:
+                converged, count, norm, contracting = self._newton(
+                    t, base, a, r, lam, weights, arguments, iteration_matrix, compiled, convergence
                 )
-                verdict = monitor.update(rms(increment))
-            iterations += monitor.iterations
-            if compiled and not evaluates:
-                q, v, x = dae_kernel.alpha_positions(kernel_base, c_q, c_v, a, r)
-            if verdict is Verdict.CONVERGED or not monitor.contracting:
+            else:
+                converged, count, norm, contracting = self._compiled_newton(
+                    base, a, r, lam, weights, arguments, iteration_matrix, convergence
+                )
+            iterations += count
+            q, v, x = self._positions(base, a, r)
+            if converged:
                 break
-        if verdict is not Verdict.CONVERGED:
-            return self._failure(t, q, v, x, a, r, lam, iterations, monitor.norm, "")
+            if attempt < reuse and not contracting:  # start afresh from the guess
+                a, r, lam = (part.copy() for part in guess)
+                q, v, x = self._positions(base, a, r)
+            elif attempt >= reuse and not contracting:
+                break
+        if not converged:
+            return self._failure(t, q, v, x, a, r, lam, iterations, norm, "", factorizations)
+        if reuse and not factorizations and count >= REUSE_SLOW_ITERATIONS and self.nv + self.m < RENEWING_SIZE:
+            self._kept_factors = None  # converging slowly: the next step factorizes afresh
         if evaluates:
             state = form.evaluate(q, v, t, x, lam)
             state_rate, loads, nu = state.state_rate, state.loads, state.nu
@@ -262,8 +254,131 @@ class Index3Mechanics:
             self.formulation.quadrature_rates(loads, nu, lam),
             True,
             iterations,
-            monitor.norm,
+            norm,
+            factorizations=factorizations,
         )
+
+    def _positions(self, base: StepBase, a: FloatArray, r: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``(q, v, x)`` at the unknowns ``a``, ``r`` of the step from ``base``."""
+        if self.formulation.system.rigid_only:
+            kernel_base = (base.q, base.displacement, base.velocity, base.states)
+            return dae_kernel.alpha_positions(kernel_base, base.c_q, base.c_v, a, r)
+        q = self.displace(base.q, base.displacement + base.c_q * a)
+        return q, base.velocity + base.c_v * a, base.states + base.c_v * r
+
+    def _factorize(
+        self,
+        q: FloatArray,
+        v: FloatArray,
+        x: FloatArray,
+        lam: FloatArray,
+        t: float,
+        c_q: float,
+        c_v: float,
+        arguments: tuple,
+        compiled: bool,
+    ) -> Factorization:
+        """The factors of the iteration matrix at ``(q, v, x, lam)``; raises ``SingularMatrixError``."""
+        K, C, coupling = self._jacobians
+        form = self.formulation
+        if compiled:
+            matrix, _ = dae_kernel.dense_iteration_matrices(
+                q, v, *arguments, form.assembler.pattern, K, C, c_q, c_v, False
+            )
+            return Factorization(matrix)
+        state = form.evaluate(q, v, t, x, lam)
+        return Factorization(
+            coupled_iteration_matrix(state.mass_matrix - c_v * C - c_q * K, state.G, coupling, c_q, c_v)
+        )
+
+    def _compiled_newton(
+        self,
+        base: StepBase,
+        a: FloatArray,
+        r: FloatArray,
+        lam: FloatArray,
+        weights: tuple[FloatArray, FloatArray, FloatArray],
+        arguments: tuple,
+        iteration_matrix: Factorization,
+        convergence: tuple,
+    ) -> tuple[bool, int, float, bool]:
+        """Newton's iteration from ``(a, r, lam)`` (updated in place) in one compiled call
+        (``dae_kernel.newton_loop``; rigid bodies, no force elements): ``(converged, iterations,
+        last increment norm, whether the increments still shrank clearly (``ConvergenceMonitor.contracting``:
+        at a rate below ``STAGNATION_RATE``))``."""
+        kernel_base = (base.q, base.displacement, base.velocity, base.states)
+        verdict, iterations, norm, previous, _ = dae_kernel.newton_loop(
+            (
+                a,
+                r,
+                lam,
+                kernel_base,
+                base.c_q,
+                base.c_v,
+                *arguments,
+                *self._no_loads,
+                self.formulation.assembler.pattern,
+                iteration_matrix.kernel_factors,
+                weights,
+            ),
+            convergence,
+        )
+        return verdict == CONVERGED, iterations, norm, 0.0 < norm < STAGNATION_RATE * previous
+
+    def _newton(
+        self,
+        t: float,
+        base: StepBase,
+        a: FloatArray,
+        r: FloatArray,
+        lam: FloatArray,
+        weights: tuple[FloatArray, FloatArray, FloatArray],
+        arguments: tuple,
+        iteration_matrix: Factorization,
+        compiled: bool,
+        convergence: tuple,
+    ) -> tuple[bool, int, float, bool]:
+        """Newton's iteration from ``(a, r, lam)`` (updated in place) with the loads (and, unless
+        ``compiled``, the whole residual) evaluated in Python at each iterate: as ``_compiled_newton``."""
+        form = self.formulation
+        nv, nx = self.nv, self.n_states
+        c_q, c_v = base.c_q, base.c_v
+        position_weights, velocity_weights, state_weights = weights
+        tolerance, max_iterations, _, roundoff = convergence
+        kernel_base = (base.q, base.displacement, base.velocity, base.states)
+        monitor = ConvergenceMonitor(tolerance, max_iterations, roundoff=roundoff)
+        verdict = Verdict.CONTINUE
+        while verdict is Verdict.CONTINUE:
+            q, v, x = self._positions(base, a, r)
+            state = form.evaluate(q, v, t, x, lam)
+            if compiled:
+                norm, _ = dae_kernel.alpha_iteration(
+                    a,
+                    r,
+                    lam,
+                    kernel_base,
+                    c_q,
+                    c_v,
+                    *arguments,
+                    state.element_wrench,
+                    state.state_rate,
+                    form.assembler.pattern,
+                    iteration_matrix.kernel_factors,
+                    weights,
+                )
+                verdict = monitor.update(norm)
+                continue
+            residual = state.mass_matrix @ a - state.generalized_force + state.G.T @ lam
+            solution = iteration_matrix.solve(np.concatenate([-residual, state.state_rate - r, -state.phi / c_q]))
+            da, dr, dlam = solution[:nv], solution[nv : nv + nx], solution[nv + nx :]
+            a += da
+            r += dr
+            lam += dlam
+            increment = np.concatenate(
+                [c_q * da * position_weights, c_v * da * velocity_weights, c_v * dr * state_weights]
+            )
+            verdict = monitor.update(rms(increment))
+        return verdict is Verdict.CONVERGED, monitor.iterations, monitor.norm, monitor.contracting
 
     def _failure(
         self,
@@ -277,6 +392,7 @@ class Index3Mechanics:
         iterations: int,
         norm: float,
         reason: str,
+        factorizations: int,
     ) -> AccelerationSolve:
         def diagnosis() -> str:
             found = self._diagnostics.diagnose(q, v, t)
@@ -294,4 +410,5 @@ class Index3Mechanics:
             iterations,
             norm,
             diagnosis,
+            factorizations,
         )

@@ -160,23 +160,58 @@ def _step_increments(
 
 @njit(cache=True)
 def _error_norm(
-    error: FloatArray,
-    position_weights: FloatArray,
-    velocity_weights: FloatArray,
     h: float,
-    state_error: FloatArray,
-    state_weights: FloatArray,
+    span: float,
+    displacement: FloatArray,
+    last_displacement: FloatArray,
+    v_start: FloatArray,
+    v: FloatArray,
+    acceleration: FloatArray,
+    x_start: FloatArray,
+    x: FloatArray,
+    x_new: FloatArray,
+    state_rate_start: FloatArray,
+    state_rate: FloatArray,
+    new_state_rate: FloatArray,
+    weights: tuple,
 ) -> float:
-    """The step's weighted error: the largest of ``|error| position_weights``, ``|error / h|
-    velocity_weights`` and ``|state_error| state_weights``; NaN when any is NaN."""
+    """The weighted error estimate of a step ``h`` [s] from ``t_n`` (module docstring): its position
+    change ``displacement`` (nv,, velocity space) against the cubic Hermite extrapolation of the last
+    step (``span`` [s] long, position change ``last_displacement``, velocities ``v_start`` and ``v`` at
+    its ends) or, before any step (``span = 0``), the Taylor polynomial ``h v + h^2/2 acceleration``;
+    the new states ``x_new`` against the Hermite extrapolation of the last step's end states
+    ``x_start``, ``x`` and rates, or the trapezoidal rule with the new rate before any step (its local
+    error is of the method's order: the first estimate is of the right size, not one order finer).
+    The largest of ``|error| position_weights``, ``|error / h| (h velocity_weights)`` (index-3
+    control of the velocities, whose error is about 3/2 of the position error over ``h``) and
+    ``|state error| state_weights``, ``weights`` being those three; NaN when any is NaN."""
+    position_weights, velocity_weights, state_weights = weights
+    h00 = h10 = h01 = h11 = 0.0
+    if span > 0.0:
+        s = 1.0 + h / span
+        h00, h10, h01, h11 = (
+            2 * s**3 - 3 * s**2 + 1,
+            (s**3 - 2 * s**2 + s) * span,
+            -2 * s**3 + 3 * s**2,
+            (s**3 - s**2) * span,
+        )
     largest = 0.0
-    for i in range(error.size):
-        for value in (abs(error[i] * position_weights[i]), abs(error[i] * velocity_weights[i] / h)):
+    for i in range(displacement.size):
+        if span > 0.0:
+            predicted = -h00 * last_displacement[i] + h10 * v_start[i] + h11 * v[i]
+        else:
+            predicted = h * v[i] + 0.5 * h * h * acceleration[i]
+        error = displacement[i] - predicted
+        for value in (abs(error * position_weights[i]), abs(error * velocity_weights[i])):
             if np.isnan(value):
                 return np.nan
             largest = max(largest, value)
-    for i in range(state_error.size):
-        value = abs(state_error[i] * state_weights[i])
+    for i in range(x_new.size):
+        if span > 0.0:
+            predicted = h00 * x_start[i] + h01 * x[i] + h10 * state_rate_start[i] + h11 * state_rate[i]
+        else:
+            predicted = x[i] + 0.5 * h * (state_rate[i] + new_state_rate[i])
+        value = abs((x_new[i] - predicted) * state_weights[i])
         if np.isnan(value):
             return np.nan
         largest = max(largest, value)
@@ -259,8 +294,9 @@ class GeneralizedAlpha:
             self.state_rate,
             rest[nx:].copy(),
             self.quadrature_rate,
+            self.z,
+            np.zeros(problem.nv),
         )
-        self._has_history = False
 
     def step(self) -> None:
         """Advance one accepted step (``t_old`` -> ``t``); raises ``IntegrationError``."""
@@ -288,7 +324,7 @@ class GeneralizedAlpha:
             t_new = self.t_bound if last else t + h
             h_step = t_new - t
             self.stall.attempt(t, h_step, self.stats.steps)
-            weights = (position_weights, velocity_weights * h_step, state_weights)  # index-3 control of velocities
+            weights = (position_weights, velocity_weights, state_weights)  # Newton's; the error test's in _error_norm
             displacement, velocity, states = _step_increments(
                 h_step,
                 v,
@@ -304,19 +340,18 @@ class GeneralizedAlpha:
                 q, displacement, velocity, states, self.beta * slope * h_step**2, self.gamma * slope * h_step
             )
             refreshed = self.refresh_jacobian
+            guess = self._guess(h_step)
             solved = problem.solve(
                 t_new,
                 base,
-                self.acceleration,
-                self.state_rate,
-                self.z,
+                *guess,
                 weights,
                 self.newton_tolerance,
                 refreshed,
             )
             self.refresh_jacobian = False
             self.stats.newton_iterations += solved.iterations
-            self.stats.factorizations += 1
+            self.stats.factorizations += solved.factorizations
             self.stats.jacobian_evaluations += int(refreshed)
             if not solved.converged:
                 self.stats.newton_failures += 1
@@ -334,10 +369,24 @@ class GeneralizedAlpha:
                 h = 0.5 * h_step
                 self.refresh_jacobian = True
                 continue
-            # the velocities' error (about 3/2 of this over h) is tested with weights scaled by h
-            error = problem.position_difference(solved.q, self._predicted_position(q, v, h_step))
-            state_error = solved.x - self._predicted_states(x, solved.state_rate, h_step) if nx else solved.x
-            error_norm = _error_norm(error, weights[0], weights[1], h_step, state_error, weights[2])
+            displacement = base.displacement + base.c_q * solved.acceleration  # q_{n+1} from q_n
+            start = self._previous
+            error_norm = _error_norm(
+                h_step,
+                t - start.t,
+                displacement,
+                start.displacement,
+                start.v,
+                v,
+                self.acceleration,
+                start.x,
+                x,
+                solved.x,
+                start.state_rate,
+                self.state_rate,
+                solved.state_rate,
+                weights,
+            )
             if not np.isfinite(error_norm):
                 raise IntegrationError(
                     f"the solution became non-finite at t = {t_new:.6g} s with step size {h_step:.3g} s", t_new, h_step
@@ -349,8 +398,9 @@ class GeneralizedAlpha:
                 continue
             break
         self.stats.steps += 1
-        self._previous = _StepStart(t, q, v, self.acceleration, x, self.state_rate, quadratures, self.quadrature_rate)
-        self._has_history = True
+        self._previous = _StepStart(
+            t, q, v, self.acceleration, x, self.state_rate, quadratures, self.quadrature_rate, self.z, displacement
+        )
         new_quadratures = quadratures + 0.5 * h_step * (self.quadrature_rate + solved.quadrature_rate)
         self.t_old, self.t = t, t_new
         self.y = problem.join(solved.q, solved.v, np.concatenate([solved.x, new_quadratures]))
@@ -365,49 +415,31 @@ class GeneralizedAlpha:
             held = self.hold_factors[0] <= factor < self.hold_factors[1]
             self.h = h_step if held else h_step * min(self.max_factor, max(self.min_factor, factor))
 
-    def _predicted_position(self, q: FloatArray, v: FloatArray, h: float) -> FloatArray:
-        """Positions at ``t + h`` extrapolated from the last step: the cubic Hermite polynomial
-        of its end positions and velocities (local error O(h^4), one order above the method's),
-        or before any step the Taylor polynomial ``q + h v + h^2/2 dv/dt``."""
-        problem = self.problem
-        if not self._has_history:
-            return problem.displace(q, h * v + 0.5 * h * h * self.acceleration)
+    def _guess(self, h: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Newton's start for a step ``h``: accelerations, state rates and multipliers extrapolated
+        linearly from the last step's ends (its end values before any step)."""
         start = self._previous
-        span = self.t - start.t
-        s = 1.0 + h / span
-        x0 = problem.position_difference(start.q, q)
-        x = (2 * s**3 - 3 * s**2 + 1) * x0 + (s**3 - 2 * s**2 + s) * span * start.v + (s**3 - s**2) * span * v
-        return problem.displace(q, x)
-
-    def _predicted_states(self, x: FloatArray, new_rate: FloatArray, h: float) -> FloatArray:
-        """First-order states at ``t + h`` extrapolated as the positions are (the cubic Hermite
-        polynomial of the last step's end states and rates); before any step, the trapezoidal
-        rule with the step's own new rate ``new_rate`` (local error O(h^3), the method's order:
-        the first step's estimate is of the right size, not one order finer)."""
-        if not self._has_history:
-            return x + 0.5 * h * (self.state_rate + new_rate)
-        start = self._previous
-        span = self.t - start.t
-        s = 1.0 + h / span
+        if start.t == self.t:
+            return self.acceleration, self.state_rate, self.z
+        ratio = h / (self.t - start.t)
         return (
-            (2 * s**3 - 3 * s**2 + 1) * start.x
-            + (-2 * s**3 + 3 * s**2) * x
-            + (s**3 - 2 * s**2 + s) * span * start.state_rate
-            + (s**3 - s**2) * span * self.state_rate
+            self.acceleration + ratio * (self.acceleration - start.acceleration),
+            self.state_rate + ratio * (self.state_rate - start.state_rate),
+            self.z + ratio * (self.z - start.lam),
         )
 
     def dense_output(self, t: float | FloatArray) -> FloatArray:
         """``y`` interpolated at ``t`` within the last step ``[t_old, t]``: (n,) or (len(t), n)."""
         problem = self.problem
         start = self._previous
-        q1, v1, rest1 = problem.split(self.y)
+        _, v1, rest1 = problem.split(self.y)
         x1 = rest1[: problem.n_states]
         h = self.t - start.t
         times = np.atleast_1d(np.asarray(t, dtype=float))
         if h <= 0.0:
             values = np.tile(self.y, (times.size, 1))
             return values[0] if np.ndim(t) == 0 else values
-        d1 = problem.position_difference(q1, start.q)
+        d1 = start.displacement
         rows = []
         for s in (times - start.t) / h:
             h00, h10, h01, h11 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s, -2 * s**3 + 3 * s**2, s**3 - s**2
@@ -436,3 +468,6 @@ class _StepStart:
     state_rate: FloatArray
     quadratures: FloatArray
     quadrature_rate: FloatArray
+    lam: FloatArray
+    displacement: FloatArray
+    """(nv,) the step's position change (velocity space: ``q_end = displace(q, displacement)``)"""
