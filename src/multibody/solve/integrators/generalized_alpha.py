@@ -139,23 +139,38 @@ def alpha_coefficients(rho_inf: float, variant: str = "generalized") -> tuple[fl
 
 
 @njit(cache=True)
-def _step_increments(
+def _step_start(
     h: float,
+    span: float,
     v: FloatArray,
     x: FloatArray,
+    acceleration: FloatArray,
+    last_acceleration: FloatArray,
     alpha_acceleration: FloatArray,
-    offset: FloatArray,
+    state_rate: FloatArray,
+    last_state_rate: FloatArray,
     alpha_state_rate: FloatArray,
-    state_offset: FloatArray,
-    beta: float,
-    gamma: float,
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """``(displacement, velocity, states)`` of ``StepBase`` for a step ``h`` [s] (module docstring:
-    the recursion at zero unknowns, ``offset`` the part of ``a_{n+1}`` that does not depend on them)."""
+    coefficients: tuple,
+) -> tuple:
+    """What a step ``h`` [s] from ``t_n`` adds its unknowns to: ``(displacement, velocity, states)``
+    of ``StepBase``, and ``(offset, state_offset)``, the parts of ``a_{n+1}`` and ``w_{n+1}`` that do
+    not depend on them (module docstring), with ``coefficients = (alpha_m, alpha_f, gamma, beta)``.
+
+    ``a_n`` is about ``dv/dt`` at ``t_n + (alpha_m - alpha_f) h_last``, ``h_last = span`` the step that
+    made it (0: none); for a step of another size it is first moved to ``t_n + (alpha_m - alpha_f) h``
+    along the slope of the accelerations over the last step (``acceleration`` at ``t_n``,
+    ``last_acceleration`` at ``t_n - span``), and ``w_n`` likewise: left as it is, the lag of a changed
+    step is a first-order error."""
+    alpha_m, alpha_f, gamma, beta = coefficients
+    shift = (alpha_m - alpha_f) * (h - span) / span if span > 0.0 else 0.0
+    alpha_acceleration = alpha_acceleration + shift * (acceleration - last_acceleration)
+    alpha_state_rate = alpha_state_rate + shift * (state_rate - last_state_rate)
+    offset = (alpha_f * acceleration - alpha_m * alpha_acceleration) / (1.0 - alpha_m)
+    state_offset = (alpha_f * state_rate - alpha_m * alpha_state_rate) / (1.0 - alpha_m)
     displacement = h * v + h * h * ((0.5 - beta) * alpha_acceleration + beta * offset)
     velocity = v + h * ((1.0 - gamma) * alpha_acceleration + gamma * offset)
     states = x + h * ((1.0 - gamma) * alpha_state_rate + gamma * state_offset)
-    return displacement, velocity, states
+    return displacement, velocity, states, offset, state_offset
 
 
 @njit(cache=True)
@@ -230,12 +245,27 @@ class GeneralizedAlpha:
     min_factor = 0.2
     max_factor = 5.0
     safety = 0.9
-    hold_factors = (0.7, 3.0)
-    """The step is kept while the controller's factor stays in this range. Each change of step
-    leaves the acceleration-like variables ``a`` lagging by a different ``(alpha_m - alpha_f) h``,
-    a first-order error; changing the step at every step (as BDF does) made the double pendulum
-    of benchmarks/alpha_energy.py lose 10x more energy (generalized-alpha, 20 periods at rtol
-    1e-4: 4.2e-4 m g L against 4.2e-5 with the hold; HHT 6.8e-4 against 2.0e-4) for 15 % fewer steps."""
+    hold_factors = (0.7, 2.0)
+    """The step is kept while the controller's factor stays in this range. At constant steps the
+    method's energy error oscillates; each change of step adds to a slow drift (the lag of ``a``
+    that a change would leave, ``(alpha_m - alpha_f)`` times the change, is corrected in
+    ``_step_start``). The upper end sets how long a step stays shorter than the error test asks:
+    measured on the double pendulum of benchmarks/alpha_energy.py (20 periods, rtol 1e-4, largest
+    energy error over m g L) and on the free slider-crank of benchmarks/slider_crank_free.py (crank
+    angle error at 10 s, rtol 5e-8):
+
+    ==============  =========================  =========================  ===========================
+    hold            HHT energy (steps)         GALPHA energy (steps)      HHT crank angle (steps)
+    ==============  =========================  =========================  ===========================
+    none            3.1e-4 (1904)              1.7e-4 (1910)              3.8e-4 rad (7301)
+    (0.7, 1.5)      3.2e-4 (2021)              1.2e-4 (2034)              3.6e-4 rad (8056)
+    (0.7, 2.0)      1.2e-4 (2187)              4.4e-5 (2175)              8.0e-4 rad (8393)
+    (0.7, 3.0)      7.1e-5 (2444)              2.3e-5 (2356)              4.2e-3 rad (11,113)
+    ==============  =========================  =========================  ===========================
+
+    The crank's phase error grows fivefold with the wider hold for a third more steps (its steps
+    stayed a third of what the error test allowed for long stretches, then jumped), the pendulum's
+    energy error halves: (0.7, 2.0) is the middle."""
 
     def __init__(
         self,
@@ -310,8 +340,8 @@ class GeneralizedAlpha:
         # a_{n+1} = (1 - alpha_f)/(1 - alpha_m) dv_{n+1} + (alpha_f dv_n - alpha_m a_n)/(1 - alpha_m),
         # and the same for the states' w_{n+1} from F_{n+1}
         slope = (1.0 - self.alpha_f) / (1.0 - self.alpha_m)
-        offset = (self.alpha_f * self.acceleration - self.alpha_m * self.alpha_acceleration) / (1.0 - self.alpha_m)
-        state_offset = (self.alpha_f * self.state_rate - self.alpha_m * self.alpha_state_rate) / (1.0 - self.alpha_m)
+        start = self._previous
+        span = t - start.t
         position_weights, velocity_weights, state_weights = problem.error_weights(q, v, x, self.rtol, self.atol)
         while True:
             if h < min_step:
@@ -325,16 +355,18 @@ class GeneralizedAlpha:
             h_step = t_new - t
             self.stall.attempt(t, h_step, self.stats.steps)
             weights = (position_weights, velocity_weights, state_weights)  # Newton's; the error test's in _error_norm
-            displacement, velocity, states = _step_increments(
+            displacement, velocity, states, offset, state_offset = _step_start(
                 h_step,
+                span,
                 v,
                 x,
+                self.acceleration,
+                start.acceleration,
                 self.alpha_acceleration,
-                offset,
+                self.state_rate,
+                start.state_rate,
                 self.alpha_state_rate,
-                state_offset,
-                self.beta,
-                self.gamma,
+                (self.alpha_m, self.alpha_f, self.gamma, self.beta),
             )
             base = StepBase(
                 q, displacement, velocity, states, self.beta * slope * h_step**2, self.gamma * slope * h_step
@@ -370,10 +402,9 @@ class GeneralizedAlpha:
                 self.refresh_jacobian = True
                 continue
             displacement = base.displacement + base.c_q * solved.acceleration  # q_{n+1} from q_n
-            start = self._previous
             error_norm = _error_norm(
                 h_step,
-                t - start.t,
+                span,
                 displacement,
                 start.displacement,
                 start.v,
