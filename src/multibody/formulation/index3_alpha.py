@@ -35,7 +35,7 @@ import numpy as np
 
 from multibody.formulation import constraints, dae_kernel, forces
 from multibody.formulation import frames as kinematics
-from multibody.formulation.cartesian import CartesianFormulation
+from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.dae import RENEWING_SIZE, REUSE_SLOW_ITERATIONS, REUSE_STEP_CHANGE, MechanicalDAE
 from multibody.formulation.iteration_matrix import coupled_iteration_matrix
 from multibody.solve.integrators.base import FloatArray, rms
@@ -94,6 +94,8 @@ class Index3Mechanics:
         self._diagnostics = MechanicalDAE(formulation, "I3")
         self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
         """``(element_wrench, state_rate)`` of a model without force elements"""
+        self._no_power = formulation.quadrature_rates(forces.NO_LOADS, np.zeros(self.m), np.zeros(self.m))
+        """the quadrature rates of a model without force elements or motions"""
         self._kept_factors: tuple[float, Factorization] | None = None
         """``(c_v, factors)`` of the latest fresh iteration matrix of the compiled paths, for
         modified Newton on the next steps (``solve``)"""
@@ -110,6 +112,8 @@ class Index3Mechanics:
 
     def step_limit(self, t: float, y: FloatArray) -> float:
         """``CartesianFormulation.step_limit`` at ``y``."""
+        if not self.formulation.limits_steps:
+            return np.inf
         q, v, rest = self.split(y)
         return self.formulation.step_limit(q, v, t, rest[: self.n_states])
 
@@ -200,6 +204,7 @@ class Index3Mechanics:
         # time (a first iterate far from the guess, at large steps), the matrix is rebuilt where
         # it got to.
         for attempt in range(reuse + self.max_rebuilds + 1):
+            state = None  # the evaluation at the iterate, when made
             if attempt < reuse:
                 iteration_matrix = kept[1]
             else:
@@ -208,22 +213,18 @@ class Index3Mechanics:
                         *form.force_jacobians(q, v, t, lam, x),
                         form.coupling_jacobians(q, v, x, t, lam),
                     )
+                state = form.evaluate(q, v, t, x, lam) if evaluates else None
                 try:
-                    iteration_matrix = self._factorize(q, v, x, lam, t, c_q, c_v, arguments, compiled)
+                    iteration_matrix = self._factorize(q, v, state, c_q, c_v, arguments, compiled)
                 except SingularMatrixError as error:
                     reason = f"singular iteration matrix ({error})"
                     return self._failure(t, q, v, x, a, r, lam, iterations, np.inf, reason, factorizations)
                 factorizations += 1
                 if compiled:
                     self._kept_factors = (c_v, iteration_matrix)
-            if evaluates:
-                converged, count, norm, contracting = self._newton(
-                    t, base, a, r, lam, weights, arguments, iteration_matrix, compiled, convergence
-                )
-            else:
-                converged, count, norm, contracting = self._compiled_newton(
-                    base, a, r, lam, weights, arguments, iteration_matrix, convergence
-                )
+            converged, count, norm, contracting = self._newton(
+                t, base, a, r, lam, weights, arguments, iteration_matrix, compiled, convergence, state
+            )
             iterations += count
             q, v, x = self._positions(base, a, r)
             if converged:
@@ -239,11 +240,12 @@ class Index3Mechanics:
             self._kept_factors = None  # converging slowly: the next step factorizes afresh
         if evaluates:
             state = form.evaluate(q, v, t, x, lam)
-            state_rate, loads, nu = state.state_rate, state.loads, state.nu
+            state_rate, quadrature_rate = state.state_rate, form.quadrature_rates(state.loads, state.nu, lam)
+        elif form.rows.driver_rows:  # only motions (driver rows) have a velocity right-hand side
+            nu = dae_kernel.velocity_rhs(q, v, *arguments)
+            state_rate, quadrature_rate = self._no_loads[1], form.quadrature_rates(forces.NO_LOADS, nu, lam)
         else:
-            state_rate, loads = self._no_loads[1], forces.NO_LOADS
-            # only motions (driver rows) have a velocity right-hand side
-            nu = dae_kernel.velocity_rhs(q, v, *arguments) if form.rows.driver_rows else np.zeros(self.m)
+            state_rate, quadrature_rate = self._no_loads[1], self._no_power
         return AccelerationSolve(
             q,
             v,
@@ -251,7 +253,7 @@ class Index3Mechanics:
             a,
             state_rate,
             lam,
-            self.formulation.quadrature_rates(loads, nu, lam),
+            quadrature_rate,
             True,
             iterations,
             norm,
@@ -270,60 +272,23 @@ class Index3Mechanics:
         self,
         q: FloatArray,
         v: FloatArray,
-        x: FloatArray,
-        lam: FloatArray,
-        t: float,
+        state: Evaluation | None,
         c_q: float,
         c_v: float,
         arguments: tuple,
         compiled: bool,
     ) -> Factorization:
-        """The factors of the iteration matrix at ``(q, v, x, lam)``; raises ``SingularMatrixError``."""
+        """The factors of the iteration matrix at ``(q, v)``, where the evaluation is ``state`` (None
+        on the compiled path, whose matrix comes from one compiled call); raises ``SingularMatrixError``."""
         K, C, coupling = self._jacobians
-        form = self.formulation
         if compiled:
             matrix, _ = dae_kernel.dense_iteration_matrices(
-                q, v, *arguments, form.assembler.pattern, K, C, c_q, c_v, False
+                q, v, *arguments, self.formulation.assembler.pattern, K, C, c_q, c_v, False
             )
             return Factorization(matrix)
-        state = form.evaluate(q, v, t, x, lam)
         return Factorization(
             coupled_iteration_matrix(state.mass_matrix - c_v * C - c_q * K, state.G, coupling, c_q, c_v)
         )
-
-    def _compiled_newton(
-        self,
-        base: StepBase,
-        a: FloatArray,
-        r: FloatArray,
-        lam: FloatArray,
-        weights: tuple[FloatArray, FloatArray, FloatArray],
-        arguments: tuple,
-        iteration_matrix: Factorization,
-        convergence: tuple,
-    ) -> tuple[bool, int, float, bool]:
-        """Newton's iteration from ``(a, r, lam)`` (updated in place) in one compiled call
-        (``dae_kernel.newton_loop``; rigid bodies, no force elements): ``(converged, iterations,
-        last increment norm, whether the increments still shrank clearly (``ConvergenceMonitor.contracting``:
-        at a rate below ``STAGNATION_RATE``))``."""
-        kernel_base = (base.q, base.displacement, base.velocity, base.states)
-        verdict, iterations, norm, previous, _ = dae_kernel.newton_loop(
-            (
-                a,
-                r,
-                lam,
-                kernel_base,
-                base.c_q,
-                base.c_v,
-                *arguments,
-                *self._no_loads,
-                self.formulation.assembler.pattern,
-                iteration_matrix.kernel_factors,
-                weights,
-            ),
-            convergence,
-        )
-        return verdict == CONVERGED, iterations, norm, 0.0 < norm < STAGNATION_RATE * previous
 
     def _newton(
         self,
@@ -337,20 +302,35 @@ class Index3Mechanics:
         iteration_matrix: Factorization,
         compiled: bool,
         convergence: tuple,
+        state: Evaluation | None,
     ) -> tuple[bool, int, float, bool]:
-        """Newton's iteration from ``(a, r, lam)`` (updated in place) with the loads (and, unless
-        ``compiled``, the whole residual) evaluated in Python at each iterate: as ``_compiled_newton``."""
+        """Newton's iteration from ``(a, r, lam)`` (updated in place; ``state`` the evaluation there,
+        None when not made): ``(converged, iterations, last
+        increment norm, whether the increments still shrank clearly (``ConvergenceMonitor.contracting``:
+        at a rate below ``STAGNATION_RATE``))``. ``compiled`` (rigid bodies, dense, no state coupling):
+        each iteration compiled (``dae_kernel.alpha_iteration``), the loads evaluated in Python at each
+        iterate, or without force elements the whole loop one compiled call (``dae_kernel.newton_loop``);
+        otherwise in NumPy on the evaluation at each iterate."""
+        kernel_base = (base.q, base.displacement, base.velocity, base.states)
+        pattern = self.formulation.assembler.pattern
+        if compiled and not self.formulation.has_loads:
+            iterate = (a, r, lam, kernel_base, base.c_q, base.c_v)
+            verdict, iterations, norm, previous, _ = dae_kernel.newton_loop(
+                (*iterate, *arguments, *self._no_loads, pattern, iteration_matrix.kernel_factors, weights),
+                convergence,
+            )
+            return verdict == CONVERGED, iterations, norm, 0.0 < norm < STAGNATION_RATE * previous
         form = self.formulation
         nv, nx = self.nv, self.n_states
         c_q, c_v = base.c_q, base.c_v
         position_weights, velocity_weights, state_weights = weights
         tolerance, max_iterations, _, roundoff = convergence
-        kernel_base = (base.q, base.displacement, base.velocity, base.states)
         monitor = ConvergenceMonitor(tolerance, max_iterations, roundoff=roundoff)
         verdict = Verdict.CONTINUE
         while verdict is Verdict.CONTINUE:
-            q, v, x = self._positions(base, a, r)
-            state = form.evaluate(q, v, t, x, lam)
+            if state is None or monitor.iterations:
+                q, v, x = self._positions(base, a, r)
+                state = form.evaluate(q, v, t, x, lam)
             if compiled:
                 norm, _ = dae_kernel.alpha_iteration(
                     a,
@@ -362,7 +342,7 @@ class Index3Mechanics:
                     *arguments,
                     state.element_wrench,
                     state.state_rate,
-                    form.assembler.pattern,
+                    pattern,
                     iteration_matrix.kernel_factors,
                     weights,
                 )

@@ -144,6 +144,8 @@ def _step_start(
     span: float,
     v: FloatArray,
     x: FloatArray,
+    lam: FloatArray,
+    last_lam: FloatArray,
     acceleration: FloatArray,
     last_acceleration: FloatArray,
     alpha_acceleration: FloatArray,
@@ -153,24 +155,32 @@ def _step_start(
     coefficients: tuple,
 ) -> tuple:
     """What a step ``h`` [s] from ``t_n`` adds its unknowns to: ``(displacement, velocity, states)``
-    of ``StepBase``, and ``(offset, state_offset)``, the parts of ``a_{n+1}`` and ``w_{n+1}`` that do
-    not depend on them (module docstring), with ``coefficients = (alpha_m, alpha_f, gamma, beta)``.
+    of ``StepBase``; ``(offset, state_offset)``, the parts of ``a_{n+1}`` and ``w_{n+1}`` that do not
+    depend on them (module docstring), with ``coefficients = (alpha_m, alpha_f, gamma, beta)``; and
+    Newton's start, the accelerations, state rates and multipliers extrapolated linearly from the
+    last step, ``span`` [s] long (its end values when there was none, ``span = 0``): ``last_*`` are
+    their values at ``t_n - span``.
 
-    ``a_n`` is about ``dv/dt`` at ``t_n + (alpha_m - alpha_f) h_last``, ``h_last = span`` the step that
-    made it (0: none); for a step of another size it is first moved to ``t_n + (alpha_m - alpha_f) h``
-    along the slope of the accelerations over the last step (``acceleration`` at ``t_n``,
-    ``last_acceleration`` at ``t_n - span``), and ``w_n`` likewise: left as it is, the lag of a changed
-    step is a first-order error."""
+    ``a_n`` is about ``dv/dt`` at ``t_n + (alpha_m - alpha_f) span``; for a step of another size it is
+    first moved to ``t_n + (alpha_m - alpha_f) h`` along the slope of the accelerations over the last
+    step, and ``w_n`` likewise: left as it is, the lag of a changed step is a first-order error."""
     alpha_m, alpha_f, gamma, beta = coefficients
-    shift = (alpha_m - alpha_f) * (h - span) / span if span > 0.0 else 0.0
-    alpha_acceleration = alpha_acceleration + shift * (acceleration - last_acceleration)
-    alpha_state_rate = alpha_state_rate + shift * (state_rate - last_state_rate)
+    ratio = h / span if span > 0.0 else 0.0
+    shift = (alpha_m - alpha_f) * (ratio - 1.0) if span > 0.0 else 0.0
+    acceleration_change, state_rate_change = acceleration - last_acceleration, state_rate - last_state_rate
+    alpha_acceleration = alpha_acceleration + shift * acceleration_change
+    alpha_state_rate = alpha_state_rate + shift * state_rate_change
     offset = (alpha_f * acceleration - alpha_m * alpha_acceleration) / (1.0 - alpha_m)
     state_offset = (alpha_f * state_rate - alpha_m * alpha_state_rate) / (1.0 - alpha_m)
     displacement = h * v + h * h * ((0.5 - beta) * alpha_acceleration + beta * offset)
     velocity = v + h * ((1.0 - gamma) * alpha_acceleration + gamma * offset)
     states = x + h * ((1.0 - gamma) * alpha_state_rate + gamma * state_offset)
-    return displacement, velocity, states, offset, state_offset
+    guess = (
+        acceleration + ratio * acceleration_change,
+        state_rate + ratio * state_rate_change,
+        lam + ratio * (lam - last_lam),
+    )
+    return displacement, velocity, states, offset, state_offset, guess
 
 
 @njit(cache=True)
@@ -355,11 +365,13 @@ class GeneralizedAlpha:
             h_step = t_new - t
             self.stall.attempt(t, h_step, self.stats.steps)
             weights = (position_weights, velocity_weights, state_weights)  # Newton's; the error test's in _error_norm
-            displacement, velocity, states, offset, state_offset = _step_start(
+            displacement, velocity, states, offset, state_offset, guess = _step_start(
                 h_step,
                 span,
                 v,
                 x,
+                self.z,
+                start.lam,
                 self.acceleration,
                 start.acceleration,
                 self.alpha_acceleration,
@@ -372,7 +384,6 @@ class GeneralizedAlpha:
                 q, displacement, velocity, states, self.beta * slope * h_step**2, self.gamma * slope * h_step
             )
             refreshed = self.refresh_jacobian
-            guess = self._guess(h_step)
             solved = problem.solve(
                 t_new,
                 base,
@@ -445,19 +456,6 @@ class GeneralizedAlpha:
             factor = self.safety * error_norm ** (-1.0 / 3.0) if error_norm > 0.0 else self.max_factor
             held = self.hold_factors[0] <= factor < self.hold_factors[1]
             self.h = h_step if held else h_step * min(self.max_factor, max(self.min_factor, factor))
-
-    def _guess(self, h: float) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """Newton's start for a step ``h``: accelerations, state rates and multipliers extrapolated
-        linearly from the last step's ends (its end values before any step)."""
-        start = self._previous
-        if start.t == self.t:
-            return self.acceleration, self.state_rate, self.z
-        ratio = h / (self.t - start.t)
-        return (
-            self.acceleration + ratio * (self.acceleration - start.acceleration),
-            self.state_rate + ratio * (self.state_rate - start.state_rate),
-            self.z + ratio * (self.z - start.lam),
-        )
 
     def dense_output(self, t: float | FloatArray) -> FloatArray:
         """``y`` interpolated at ``t`` within the last step ``[t_old, t]``: (n,) or (len(t), n)."""
