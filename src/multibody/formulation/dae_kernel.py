@@ -472,6 +472,9 @@ def alpha_iteration(
     a: np.ndarray,
     r: np.ndarray,
     lam: np.ndarray,
+    q: np.ndarray,
+    v: np.ndarray,
+    x: np.ndarray,
     base: tuple,
     c_position: float,
     c_velocity: float,
@@ -487,15 +490,15 @@ def alpha_iteration(
 ) -> tuple:
     """One Newton iteration of the index-3 alpha-method step (``index3_alpha.Index3Mechanics.solve``,
     rigid bodies, the factors of its iteration matrix as ``linear.Factorization.kernel_factors`` gives
-    them): evaluate at the iterate of ``a``, ``r``, ``lam`` (``alpha_positions``), solve for ``(da, dr,
-    dlam)`` from the residual ``[-(M a - Q + G^T lam), F - r, -phi / c_q]`` and add them in place.
-    ``element_wrench`` (nb, 6) and ``state_rate`` (nx,) are the force elements' part of ``Q`` and ``F``
-    at the iterate; ``weights`` those of positions, velocities and states. Returns the weighted rms of
-    the increment ``(c_q da, c_v da, c_v dr)`` and ``nu`` (m,) at the iterate."""
+    them): evaluate at the iterate ``(q, v, x)`` of ``a``, ``r`` (``alpha_positions``) and ``lam``, solve
+    for ``(da, dr, dlam)`` from the residual ``[-(M a - Q + G^T lam), F - r, -phi / c_q]`` and add them
+    in place, moving ``q, v, x`` in place to the new iterate. ``element_wrench`` (nb, 6) and
+    ``state_rate`` (nx,) are the force elements' part of ``Q`` and ``F`` at the iterate; ``weights``
+    those of positions, velocities and states. Returns the weighted rms of the increment ``(c_q da,
+    c_v da, c_v dr)`` and ``nu`` (m,) at the iterate the residual was taken at."""
     marker_body, marker_position, marker_orientation, mass, inertia, gravity, mass_blocks = system
     keep, row, column = pattern
     position_weights, velocity_weights, state_weights = weights
-    q, v, _ = alpha_positions(base, c_position, c_velocity, a, r)
     evaluated = evaluate_rigid(
         q, v, marker_body, marker_position, marker_orientation, rows, f, f_dot, mass, inertia, gravity
     )
@@ -522,6 +525,7 @@ def alpha_iteration(
         total += (c_velocity * solution[nv + i] * state_weights[i]) ** 2
     for k in range(m):
         lam[k] += solution[nv + nx + k]
+    q[:], v[:], x[:] = alpha_positions(base, c_position, c_velocity, a, r)
     return np.sqrt(total / max(2 * nv + nx, 1)), nu
 
 

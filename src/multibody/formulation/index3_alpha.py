@@ -223,10 +223,9 @@ class Index3Mechanics:
                 if compiled:
                     self._kept_factors = (c_v, iteration_matrix)
             converged, count, norm, contracting = self._newton(
-                t, base, a, r, lam, weights, arguments, iteration_matrix, compiled, convergence, state
+                t, base, a, r, lam, (q, v, x), weights, arguments, iteration_matrix, compiled, convergence, state
             )
             iterations += count
-            q, v, x = self._positions(base, a, r)
             if converged:
                 break
             if attempt < reuse and not contracting:  # start afresh from the guess
@@ -297,6 +296,7 @@ class Index3Mechanics:
         a: FloatArray,
         r: FloatArray,
         lam: FloatArray,
+        iterate: tuple[FloatArray, FloatArray, FloatArray],
         weights: tuple[FloatArray, FloatArray, FloatArray],
         arguments: tuple,
         iteration_matrix: Factorization,
@@ -304,8 +304,8 @@ class Index3Mechanics:
         convergence: tuple,
         state: Evaluation | None,
     ) -> tuple[bool, int, float, bool]:
-        """Newton's iteration from ``(a, r, lam)`` (updated in place; ``state`` the evaluation there,
-        None when not made): ``(converged, iterations, last
+        """Newton's iteration from ``(a, r, lam)`` and their ``iterate = (q, v, x)``, all updated in place
+        (``state`` the evaluation there, None when not made): ``(converged, iterations, last
         increment norm, whether the increments still shrank clearly (``ConvergenceMonitor.contracting``:
         at a rate below ``STAGNATION_RATE``))``. ``compiled`` (rigid bodies, dense, no state coupling):
         each iteration compiled (``dae_kernel.alpha_iteration``), the loads evaluated in Python at each
@@ -313,8 +313,9 @@ class Index3Mechanics:
         otherwise in NumPy on the evaluation at each iterate."""
         kernel_base = (base.q, base.displacement, base.velocity, base.states)
         pattern = self.formulation.assembler.pattern
+        q, v, x = iterate
         if compiled and not self.formulation.has_loads:
-            iterate = (a, r, lam, kernel_base, base.c_q, base.c_v)
+            iterate = (a, r, lam, q, v, x, kernel_base, base.c_q, base.c_v)
             verdict, iterations, norm, previous, _ = dae_kernel.newton_loop(
                 (*iterate, *arguments, *self._no_loads, pattern, iteration_matrix.kernel_factors, weights),
                 convergence,
@@ -329,13 +330,15 @@ class Index3Mechanics:
         verdict = Verdict.CONTINUE
         while verdict is Verdict.CONTINUE:
             if state is None or monitor.iterations:
-                q, v, x = self._positions(base, a, r)
                 state = form.evaluate(q, v, t, x, lam)
             if compiled:
                 norm, _ = dae_kernel.alpha_iteration(
                     a,
                     r,
                     lam,
+                    q,
+                    v,
+                    x,
                     kernel_base,
                     c_q,
                     c_v,
@@ -354,6 +357,7 @@ class Index3Mechanics:
             a += da
             r += dr
             lam += dlam
+            q[:], v[:], x[:] = self._positions(base, a, r)
             increment = np.concatenate(
                 [c_q * da * position_weights, c_v * da * velocity_weights, c_v * dr * state_weights]
             )
