@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 import numpy as np
 from numba import njit
+from numba.core.errors import TypingError
 from numba.extending import overload
 
 from multibody.formulation.bodies import rigid
@@ -363,7 +364,8 @@ def newton_iteration(arguments: tuple) -> tuple:
     """One compiled Newton iteration on ``arguments``, updating its iterate in place and returning
     ``(weighted increment norm, nu)``: ``compiled_iteration(*arguments)`` (BDF's DAE forms) or
     ``alpha_iteration(*arguments)`` (the alpha methods' index-3 step), told apart by their number of
-    arguments; for compiled callers only (``newton_loop``)."""
+    arguments (as ``factored_solve`` tells dense factors from sparse ones); for compiled callers only
+    (``newton_loop``)."""
     raise NotImplementedError("newton_iteration is called from compiled code only")
 
 
@@ -382,7 +384,14 @@ def _newton_iteration(arguments: tuple) -> Callable:
     def alpha(arguments: tuple) -> tuple:
         return alpha_iteration(*arguments)
 
-    return alpha if len(arguments.types) == _arity(alpha_iteration) else dae
+    iterations = {_arity(compiled_iteration): dae, _arity(alpha_iteration): alpha}
+    if len(iterations) < 2 or len(arguments.types) not in iterations:
+        known = ", ".join(map(str, iterations))
+        raise TypingError(
+            f"newton_iteration tells its iterations apart by their numbers of arguments ({known}) and got "
+            f"{len(arguments.types)}: give each iteration its own number"
+        )
+    return iterations[len(arguments.types)]
 
 
 @njit(cache=True)
@@ -469,12 +478,8 @@ def alpha_positions(base: tuple, c_position: float, c_velocity: float, a: np.nda
 
 @njit(cache=True)
 def alpha_iteration(
-    a: np.ndarray,
-    r: np.ndarray,
-    lam: np.ndarray,
-    q: np.ndarray,
-    v: np.ndarray,
-    x: np.ndarray,
+    unknowns: tuple,
+    iterate: tuple,
     base: tuple,
     c_position: float,
     c_velocity: float,
@@ -490,15 +495,17 @@ def alpha_iteration(
 ) -> tuple:
     """One Newton iteration of the index-3 alpha-method step (``index3_alpha.Index3Mechanics.solve``,
     rigid bodies, the factors of its iteration matrix as ``linear.Factorization.kernel_factors`` gives
-    them): evaluate at the iterate ``(q, v, x)`` of ``a``, ``r`` (``alpha_positions``) and ``lam``, solve
-    for ``(da, dr, dlam)`` from the residual ``[-(M a - Q + G^T lam), F - r, -phi / c_q]`` and add them
-    in place, moving ``q, v, x`` in place to the new iterate. ``element_wrench`` (nb, 6) and
+    them): evaluate at the ``iterate = (q, v, x)`` of the ``unknowns = (a, r, lam)`` (``alpha_positions``),
+    solve for ``(da, dr, dlam)`` from the residual ``[-(M a - Q + G^T lam), F - r, -phi / c_q]`` and add
+    them in place, moving the iterate in place to the new one. ``element_wrench`` (nb, 6) and
     ``state_rate`` (nx,) are the force elements' part of ``Q`` and ``F`` at the iterate; ``weights``
     those of positions, velocities and states. Returns the weighted rms of the increment ``(c_q da,
     c_v da, c_v dr)`` and ``nu`` (m,) at the iterate the residual was taken at."""
     marker_body, marker_position, marker_orientation, mass, inertia, gravity, mass_blocks = system
     keep, row, column = pattern
     position_weights, velocity_weights, state_weights = weights
+    a, r, lam = unknowns
+    q, v, x = iterate
     evaluated = evaluate_rigid(
         q, v, marker_body, marker_position, marker_orientation, rows, f, f_dot, mass, inertia, gravity
     )

@@ -315,9 +315,9 @@ class Index3Mechanics:
         pattern = self.formulation.assembler.pattern
         q, v, x = iterate
         if compiled and not self.formulation.has_loads:
-            iterate = (a, r, lam, q, v, x, kernel_base, base.c_q, base.c_v)
+            step = ((a, r, lam), iterate, kernel_base, base.c_q, base.c_v)
             verdict, iterations, norm, previous, _ = dae_kernel.newton_loop(
-                (*iterate, *arguments, *self._no_loads, pattern, iteration_matrix.kernel_factors, weights),
+                (*step, *arguments, *self._no_loads, pattern, iteration_matrix.kernel_factors, weights),
                 convergence,
             )
             return verdict == CONVERGED, iterations, norm, 0.0 < norm < STAGNATION_RATE * previous
@@ -333,12 +333,8 @@ class Index3Mechanics:
                 state = form.evaluate(q, v, t, x, lam)
             if compiled:
                 norm, _ = dae_kernel.alpha_iteration(
-                    a,
-                    r,
-                    lam,
-                    q,
-                    v,
-                    x,
+                    (a, r, lam),
+                    iterate,
                     kernel_base,
                     c_q,
                     c_v,
