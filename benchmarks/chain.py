@@ -216,6 +216,14 @@ def run_exudyn_planar(n_links: int, t_end: float) -> Run:
     return Run(wall_time, steps, samples[:, 0], link1_angle(samples[:, 1:4]))
 
 
+def reference_angle(n_links: int, t: float) -> float:
+    """Link-1 angle [rad] at ``t`` [s] of our run at rtol = atol = 1e-11 (converged to about 1e-10
+    rad: the reference of the angle errors; untimed)."""
+    system = chain_model(n_links).compile()
+    results = mb.dynamics(system, t, output_step=OUTPUT_STEP, method="SI2", rtol=1e-11, atol=1e-11)
+    return float(link1_angle(results.body("link1").position)[-1])
+
+
 def fastest(runs: Iterable[Run]) -> Run:
     """The run of least wall time among ``runs``."""
     return min(runs, key=lambda run: run.wall_time)
@@ -249,11 +257,12 @@ def main() -> None:
     check_time = min(ANGLE_CHECK_TIME, t_end)
     print(f"ours: dynamics(method='SI2', rtol={RTOL:g}), output every {OUTPUT_STEP:g} s; t_end = {t_end:g} s")
     print("angle = link-1 angle from +x about +z [rad]; drift = max|E(t)-E(0)| / (m g l N)")
+    print(f"err = |angle - reference| at {check_time:g} s, the reference ours at rtol = atol = 1e-11")
 
-    header = f"{'N':>4} {'wall [s]':>9} {'us/step':>9} {'steps':>7} {'drift':>9} {f'angle {check_time:g}s':>9} {f'angle {t_end:g}s':>10}"
+    header = f"{'N':>4} {'wall [s]':>9} {'us/step':>9} {'steps':>7} {'drift':>9} {f'angle {check_time:g}s':>9} {f'angle {t_end:g}s':>10} {'err':>8}"
     if with_exudyn:
         header += f" | {'exu [s]':>8} {'us/step':>8} {'ours/exu':>8} {f'exu {check_time:g}s':>9} {f'exu {t_end:g}s':>9}"
-        header += f" | {'exu2D [s]':>9} {'ours/exu2D':>10}"
+        header += f" {'err':>8} | {'exu2D [s]':>9} {'ours/exu2D':>10} {'err':>8}"
     print(header)
     per_step: list[float] = []
     for n_links in args.sizes:
@@ -265,9 +274,11 @@ def main() -> None:
             for _ in range(max(args.repeat, 1))
         ]
         ours = fastest(run[0] for run in rounds)
+        reference = reference_angle(n_links, check_time)
         row = (
             f"{n_links:>4} {ours.wall_time:>9.3f} {1e6 * ours.wall_time / ours.steps:>9.1f} {ours.steps:>7d} "
-            f"{ours.energy_drift:>9.2e} {ours.angle_at(check_time):>9.5f} {ours.angle_at(t_end):>10.4f}"
+            f"{ours.energy_drift:>9.2e} {ours.angle_at(check_time):>9.5f} {ours.angle_at(t_end):>10.4f} "
+            f"{abs(ours.angle_at(check_time) - reference):>8.1e}"
         )
         per_step.append(ours.wall_time / ours.steps)
         if with_exudyn:
@@ -275,7 +286,9 @@ def main() -> None:
             row += (
                 f" | {theirs.wall_time:>8.3f} {1e6 * theirs.wall_time / theirs.steps:>8.1f} "
                 f"{ours.wall_time / theirs.wall_time:>8.2f} {theirs.angle_at(check_time):>9.5f} "
-                f"{theirs.angle_at(t_end):>9.4f} | {planar.wall_time:>9.3f} {ours.wall_time / planar.wall_time:>10.2f}"
+                f"{theirs.angle_at(t_end):>9.4f} {abs(theirs.angle_at(check_time) - reference):>8.1e} | "
+                f"{planar.wall_time:>9.3f} {ours.wall_time / planar.wall_time:>10.2f} "
+                f"{abs(planar.angle_at(check_time) - reference):>8.1e}"
             )
         print(row, flush=True)
     large = [(n, cost) for n, cost in zip(args.sizes, per_step) if n >= 50]

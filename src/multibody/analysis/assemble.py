@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
-from threadpoolctl import threadpool_limits
+from multibody.solve.threads import single_threaded
 
 from multibody.analysis.errors import AssemblyError
 from multibody.analysis.model_input import as_system
@@ -41,7 +41,7 @@ def assembled_state(
     ``AssemblyError`` naming the rows left violated, redundant rows inconsistent with the
     others, or nearly dependent rows.
     """
-    with threadpool_limits(limits=1):  # small dense blocks: threads contending for the cores cost 10-100x
+    with single_threaded():  # small dense blocks: threads contending for the cores cost 10-100x
         return _assembled_state(system, t0, tolerance, max_iterations)
 
 

@@ -8,7 +8,7 @@ Kane's equations as an ODE; see ``multibody.analysis.dynamics_kane``).
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from multibody.solve.threads import single_threaded
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.dynamics_kane import KANE_METHODS, kane_dynamics
@@ -162,7 +162,7 @@ def dynamics(
             f"model '{system.name}' has ANCF cables ({', '.join(system.cables.names)}); the Kane formulation "
             "moves rigid bodies only: use formulation='cartesian'"
         )
-    with threadpool_limits(limits=1):
+    with single_threaded():
         try:
             system, state = assembled_state(system) if initial_state is None else (system, initial_state)
             check_initial_loads(system, state)

@@ -10,7 +10,7 @@ integrated between output times along the prescribed motion.
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from multibody.solve.threads import single_threaded
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.errors import AnalysisError
@@ -40,7 +40,7 @@ def kinematics(
     the work of the motions and non-conservative forces, integrated by the trapezoidal rule
     over the output frames.
     """
-    with threadpool_limits(limits=1):
+    with single_threaded():
         system, state = assembled_state(as_system(model))
         if system.dof != 0:
             raise AnalysisError(

@@ -40,7 +40,7 @@ from functools import partial
 
 import numpy as np
 import scipy.linalg as la
-from threadpoolctl import threadpool_limits
+from multibody.solve.threads import single_threaded
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.errors import AnalysisError
@@ -103,7 +103,7 @@ def linearize(
     freedom, the reduced mass matrix is singular or a load reads joint multipliers (not
     linearized yet), ``KeyError`` for unknown input or output names.
     """
-    with threadpool_limits(limits=1):
+    with single_threaded():
         system, state = _operating_point(as_system(model), at, time)
         return _linear_model(system, state, tuple(inputs), tuple(outputs))
 

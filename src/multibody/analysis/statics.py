@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg as la
-from threadpoolctl import threadpool_limits
+from multibody.solve.threads import single_threaded
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.errors import AnalysisError
@@ -524,7 +524,7 @@ def statics(
     ``UnstableEquilibriumWarning``: Newton finds the equilibrium nearest the start). Raises ``AnalysisError`` when
     no equilibrium exists or Newton does not converge (see ``equilibrium``).
     """
-    with threadpool_limits(limits=1):
+    with single_threaded():
         system, state = assembled_state(as_system(model), t)
         found = equilibrium(system, state.q, t, tolerance=tolerance, max_iterations=max_iterations, x=state.x)
         if found.unstable_directions:
@@ -563,7 +563,7 @@ def quasi_statics(
     if not (t_end > 0.0 and output_step > 0.0):
         raise ValueError(f"t_end and output_step must be positive, got t_end={t_end!r}, output_step={output_step!r}")
     times = output_step * np.arange(int(np.floor(t_end / output_step + 1e-9)) + 1)
-    with threadpool_limits(limits=1):
+    with single_threaded():
         system, state = assembled_state(as_system(model), 0.0)
         q, x, lam = state.q, state.x, None
         totals = {

@@ -60,7 +60,6 @@ import numpy as np
 
 from multibody.formulation import constraints, dae_kernel, flexible_iteration, forces
 from multibody.formulation import frames as kinematics
-from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.iteration_matrix import SparseIterationPattern, coupled_iteration_matrix
 from multibody.solve.integrators.base import Correction, FloatArray
@@ -166,11 +165,8 @@ class MechanicalDAE:
         errors are scaled by the step size (Hairer & Wanner, index-3 error control); so they are
         under SI2 while the last step had nearly dependent rows taken as in I3 (``_weak_rows``)."""
         self._tolerances = (rtol, atol)
-        weights = 1.0 / (atol + rtol * np.abs(y))
-        weights[-QUADRATURES:] = 0.0
-        if self.form == "I3" or self._index3_rows:
-            weights[self.nq : self.nq + self.nv] *= step_size
-        return weights
+        velocity_scale = step_size if self.form == "I3" or self._index3_rows else 1.0
+        return dae_kernel.error_weights(y, rtol, atol, QUADRATURES, (self.nq, self.nq + self.nv), velocity_scale)
 
     def step_limit(self, t: float, y: FloatArray) -> float:
         """``CartesianFormulation.step_limit`` at ``y``."""
@@ -180,10 +176,8 @@ class MechanicalDAE:
         return self.formulation.step_limit(q, v, t, x)
 
     def finalize(self, y: FloatArray) -> FloatArray:
-        """Unit Euler parameters."""
-        out = y.copy()
-        out[: self.nq] = kinematics.normalize_positions(self.formulation.system, y[: self.nq])
-        return out
+        """Unit Euler parameters (``y`` starts with ``q``)."""
+        return kinematics.normalize_positions(self.formulation.system, y)
 
     def correct(
         self,
@@ -199,23 +193,19 @@ class MechanicalDAE:
         form = self.formulation
         system = form.system
         nq, nv, nx = self.nq, self.nv, self.nx
-        base_q, base_v, base_x = base[:nq], base[nq : nq + nv], base[nq + nv : nq + nv + nx]
-        q_predicted = predicted[:nq]
-        v, x = predicted[nq : nq + nv].copy(), predicted[nq + nv : nq + nv + nx].copy()
-        # Start from positions consistent with the predicted velocities, so that Newton's first
-        # increment (which assumes dq = c N dv) is not polluted by a predictor mismatch in q.
-        rate = (
-            rigid.position_rate(q_predicted, v)
-            if system.rigid_only
-            else kinematics.position_rate(system, q_predicted, v)
-        )
-        q = base_q + c * rate
-        lam = z_guess[: self.m].copy()
+        first: list = []
+
+        def starting_iterate() -> tuple:
+            """``(q, v, x, lam, state)``: ``_newton_start`` and, where Python evaluates, the evaluation
+            there (None on the compiled paths without force elements); worked out when first asked."""
+            if not first:
+                q, v, x, lam = self._newton_start(predicted, base, c, z_guess)
+                first.extend((q, v, x, lam, form.evaluate(q, v, t, x, lam) if not compiled or form.has_loads else None))
+            return tuple(first)
+
         if refresh_jacobian or self._jacobians is None:
-            self._jacobians = (
-                *form.force_jacobians(q, v, t, lam, x),
-                form.coupling_jacobians(q, v, x, t, lam),
-            )
+            q, v, x, lam = self._newton_start(predicted, base, c, z_guess)
+            self._jacobians = (*form.force_jacobians(q, v, t, lam, x), form.coupling_jacobians(q, v, x, t, lam))
         coupling = self._jacobians[2]
         stabilized = self.form == "SI2"
         # the compiled rigid iterations' arguments (the other kinds evaluate in Python, drivers included)
@@ -223,23 +213,16 @@ class MechanicalDAE:
         arguments = (form.kernel_system, form.rows.kernel_arrays, f, f_dot)
         pattern = form.assembler.pattern
         # Rigid bodies with dense matrices and no state coupling: the matrices from one compiled call,
-        # and (without force elements) no evaluation in Python, the iterations evaluating themselves.
+        # and (without force elements) no evaluation in Python, the whole solve being one compiled call.
         compiled = system.rigid_only and coupling is None
-        state = form.evaluate(q, v, t, x, lam) if not compiled or form.has_loads else None
-        increment_weights = weights[: self.nq + nv + nx]
-        roundoff = roundoff_norm(predicted[: self.nq + nv + nx], increment_weights)
-        base_parts = (base_q, base_v, base_x)
-        start = (q, v, x, lam, state)
+        increment_weights = weights[: nq + nv + nx]
 
         def newton(
             weak: FloatArray, weak_roundoff: float, iteration_matrix: Factorization, gram: Factorization | None
-        ) -> tuple:
-            """Newton's iteration from ``start`` with the factors ``iteration_matrix`` and ``gram``
-            (None for I3) and the rows ``weak`` taken as in I3 (``_weak_rows``):
-            ``(iterations, last increment norm, converged, q, v, x, lam, mu, state, nu)``."""
-            q, v, x, lam, state = (*(array.copy() for array in start[:4]), start[4])
-            mu = np.zeros(self.m)
-            roundoff_floor = max(roundoff, weak_roundoff)
+        ) -> tuple[int, float, bool, FloatArray, FloatArray]:
+            """Newton's iteration from the starting iterate with the factors ``iteration_matrix`` and
+            ``gram`` (None for I3) and the rows ``weak`` taken as in I3 (``_weak_rows``): ``(iterations,
+            last increment norm, converged, y, z)``, ``y`` the last iterate when it did not converge."""
             factors = None  # as the compiled iterations take them (rigid bodies)
             if system.rigid_only:
                 matrix_factors = iteration_matrix.kernel_factors
@@ -247,14 +230,28 @@ class MechanicalDAE:
                 if matrix_factors is not None and gram_factors is not None:
                     factors = (matrix_factors, gram_factors)
             if factors is not None and not form.has_loads:
-                # Loads constant over the iterations: the whole loop is one compiled call.
-                loads = (state.element_wrench, state.state_rate) if state is not None else self._no_loads
-                iterate = (q, v, x, lam, mu, base_parts, c, stabilized)
-                convergence = (tolerance, self.max_iterations, ROUNDOFF_FRACTION, roundoff_floor)
-                verdict, iterations, norm, nu = dae_kernel.compiled_newton(
-                    *iterate, *arguments, loads, pattern, factors, increment_weights, weak, convergence
+                # Loads constant over the iterations: the whole solve is one compiled call.
+                convergence = (tolerance, self.max_iterations, ROUNDOFF_FRACTION, weak_roundoff)
+                verdict, iterations, norm, y, z = dae_kernel.compiled_correction(
+                    predicted,
+                    base,
+                    c,
+                    z_guess,
+                    (nq, nv, nx, self.m),
+                    stabilized,
+                    *arguments,
+                    self._no_loads,
+                    pattern,
+                    factors,
+                    weights,
+                    weak,
+                    convergence,
                 )
-                return iterations, norm, verdict == CONVERGED, q, v, x, lam, mu, state, nu
+                return iterations, norm, verdict == CONVERGED, y, z
+            q, v, x, lam, state = (*(array.copy() for array in starting_iterate()[:4]), starting_iterate()[4])
+            mu = np.zeros(self.m)
+            roundoff_floor = max(roundoff_norm(predicted[: nq + nv + nx], increment_weights), weak_roundoff)
+            base_parts = (base[:nq], base[nq : nq + nv], base[nq + nv : nq + nv + nx])
             monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=roundoff_floor)
             verdict = Verdict.CONTINUE
             while verdict is Verdict.CONTINUE:
@@ -271,6 +268,7 @@ class MechanicalDAE:
                         *iterate, *arguments, *loads, pattern, factors, increment_weights, weak
                     )
                 else:
+                    base_q, base_v, base_x = base_parts
                     rhs, phi, nu, entries = dae_kernel.residual_part(
                         q, v, x, lam, base_v, base_x, c, stabilized, *arguments, *loads, pattern, weak
                     )
@@ -281,7 +279,9 @@ class MechanicalDAE:
                         q, v, mu, mu_increment, base_q, c, stabilized, dv, dx, entries, pattern, increment_weights
                     )
                 verdict = monitor.update(norm)
-            return monitor.iterations, monitor.norm, verdict is Verdict.CONVERGED, q, v, x, lam, mu, state, nu
+            rates = form.quadrature_rates(state.loads if state is not None else forces.NO_LOADS, nu, lam)
+            y = self.join(q, v, x, base[-2] + c * rates[0], base[-1] + c * rates[1])
+            return monitor.iterations, monitor.norm, verdict is Verdict.CONVERGED, y, np.concatenate([lam, mu])
 
         # Modified Newton (without state coupling, away from singular positions): first with the
         # factors of an earlier step at a step coefficient within REUSE_STEP_CHANGE of c (module
@@ -300,17 +300,17 @@ class MechanicalDAE:
             and not self._index3_rows
             and abs(c / kept[0] - 1.0) <= REUSE_STEP_CHANGE
         ):
-            iterations, norm, converged, q, v, x, lam, mu, state, nu = newton(self._no_weak, 0.0, *kept[1:])
+            iterations, norm, converged, y, z = newton(self._no_weak, 0.0, *kept[1:])
             iteration = iterations
             if iterations >= REUSE_SLOW_ITERATIONS and self.nv + self.m < RENEWING_SIZE:
                 self._kept_factors = None
         if not converged:
             factorizations = 1
             try:
-                iteration_matrix, gram = self._factorize(start, t, c, arguments, coupling, compiled)
+                iteration_matrix, gram = self._factorize(starting_iterate(), t, c, arguments, coupling, compiled)
             except SingularMatrixError as error:
                 singular = f"singular iteration matrix ({error})"
-                q, v = start[:2]
+                q, v = starting_iterate()[:2]
                 return Correction(
                     predicted, z_guess, False, iteration, np.inf, lambda: f"{singular}: {self.diagnose(q, v, t)}", 0
                 )
@@ -318,29 +318,39 @@ class MechanicalDAE:
                 self._kept_factors = (c, iteration_matrix, gram)
             # Nearly dependent rows are looked for where they may be the trouble: after a Newton failure,
             # and at every step while the last one had them (near a singular position).
+            roundoff = roundoff_norm(predicted[: nq + nv + nx], increment_weights)
             newton_floor = max(tolerance, STAGNATION_ULPS / ROUNDOFF_ULPS * roundoff)
             weak, weak_roundoff = self._no_weak, 0.0
+            q, v, _, _, state = starting_iterate()
             if gram is not None and self._index3_rows:
-                weak, weak_roundoff = self._weak_rows(*start[:2], t, c, gram, weights, newton_floor, start[4])
-            solution = newton(weak, weak_roundoff, iteration_matrix, gram)
-            iterations, norm, converged, q, v, x, lam, mu, state, nu = solution
+                weak, weak_roundoff = self._weak_rows(q, v, t, c, gram, weights, newton_floor, state)
+            iterations, norm, converged, y, z = newton(weak, weak_roundoff, iteration_matrix, gram)
             iteration += iterations
             if not converged and gram is not None and not weak.shape[1]:
-                weak, weak_roundoff = self._weak_rows(*start[:2], t, c, gram, weights, newton_floor, start[4])
+                weak, weak_roundoff = self._weak_rows(q, v, t, c, gram, weights, newton_floor, state)
                 if weak.shape[1]:
-                    iterations, norm, converged, q, v, x, lam, mu, state, nu = newton(
-                        weak, weak_roundoff, iteration_matrix, gram
-                    )
+                    iterations, norm, converged, y, z = newton(weak, weak_roundoff, iteration_matrix, gram)
                     iteration += iterations
             self._index3_rows = weak.shape[1] > 0
         if not converged:
+            q, v = y[:nq], y[nq : nq + nv]
             return Correction(
                 predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t, c), factorizations
             )
-        rates = form.quadrature_rates(state.loads if state is not None else forces.NO_LOADS, nu, lam)
-        energy, work = base[-2] + c * rates[0], base[-1] + c * rates[1]
-        y = self.join(q, v, x, energy, work)
-        return Correction(y, np.concatenate([lam, mu]), True, iteration, norm, factorizations=factorizations)
+        return Correction(y, z, True, iteration, norm, factorizations=factorizations)
+
+    def _newton_start(
+        self, predicted: FloatArray, base: FloatArray, c: float, z_guess: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """Newton's first iterate ``(q, v, x, lam)`` of a step (``dae_kernel.newton_start``; the
+        position rates of the other body kinds from ``frames.position_rate``)."""
+        sizes = (self.nq, self.nv, self.nx, self.m)
+        if self.formulation.system.rigid_only:
+            return dae_kernel.newton_start(predicted, base, c, z_guess, sizes)
+        nq, nv, nx, m = sizes
+        v, x = predicted[nq : nq + nv].copy(), predicted[nq + nv : nq + nv + nx].copy()
+        q = base[:nq] + c * kinematics.position_rate(self.formulation.system, predicted[:nq], v)
+        return q, v, x, z_guess[:m].copy()
 
     def _factorize(
         self,

@@ -33,7 +33,7 @@ from numba.extending import overload
 
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
-from multibody.solve.newton import CONTINUE, verdict_code
+from multibody.solve.newton import CONTINUE, roundoff_norm, verdict_code
 
 
 @njit(cache=True)
@@ -412,6 +412,103 @@ def newton_loop(arguments: tuple, convergence: tuple) -> tuple:
         if not np.isnan(norm):
             previous = norm
     return verdict, iterations, norm, before, nu
+
+
+@njit(cache=True)
+def error_weights(
+    y: np.ndarray, rtol: float, atol: float, quadratures: int, velocities: tuple, velocity_scale: float
+) -> np.ndarray:
+    """``1 / (atol + rtol |y|)`` (n,), zero on the last ``quadratures`` entries, times
+    ``velocity_scale`` on the entries ``velocities = (start, stop)`` (``MechanicalDAE.error_weights``)."""
+    weights = np.empty(y.size)
+    for i in range(y.size):
+        weights[i] = 1.0 / (atol + rtol * abs(y[i]))
+    weights[y.size - quadratures :] = 0.0
+    start, stop = velocities
+    for i in range(start, stop):
+        weights[i] *= velocity_scale
+    return weights
+
+
+@njit(cache=True)
+def newton_start(predicted: np.ndarray, base: np.ndarray, c: float, z_guess: np.ndarray, sizes: tuple) -> tuple:
+    """Newton's first iterate of a rigid model's step ``y = base + c y'`` (``sizes = (nq, nv, nx,
+    m)``): velocities, states and multipliers as predicted, positions consistent with the predicted
+    velocities, ``base_q + c N(q_predicted) v`` (so that the first increment, which assumes ``dq = c
+    N dv``, is not polluted by a predictor mismatch in q). Returns fresh ``(q, v, x, lam)``."""
+    nq, nv, nx, m = sizes
+    v = predicted[nq : nq + nv].copy()
+    x = predicted[nq + nv : nq + nv + nx].copy()
+    q = base[:nq] + c * rigid.position_rate(predicted[:nq], v)
+    return q, v, x, z_guess[:m].copy()
+
+
+@njit(cache=True)
+def compiled_correction(
+    predicted: np.ndarray,
+    base: np.ndarray,
+    c: float,
+    z_guess: np.ndarray,
+    sizes: tuple,
+    stabilized: bool,
+    system: tuple,
+    rows: tuple,
+    f: np.ndarray,
+    f_dot: np.ndarray,
+    no_loads: tuple,
+    pattern: tuple,
+    factors: tuple,
+    weights: np.ndarray,
+    weak_rows: np.ndarray,
+    convergence: tuple,
+) -> tuple:
+    """A whole step's solve of a rigid model without force elements (``MechanicalDAE.correct``): from
+    ``newton_start``, ``compiled_newton`` with the error ``weights`` of ``y`` and ``convergence =
+    (tolerance, max_iterations, roundoff_fraction, roundoff floor)`` (the floor raised to the round-off
+    of the predicted ``y``: ``newton.roundoff_norm``), then the quadratures of ``y``: the energy the
+    motions put in, ``-lambda . nu`` [W], taken out of ``E`` and added to ``W``. ``no_loads =
+    (element_wrench, state_rate)`` of zeros. Returns ``(verdict code, iterations, last increment
+    norm, y, z = (lambda, mu))``; ``y`` holds the last iterate when Newton did not converge."""
+    nq, nv, nx, m = sizes
+    n = nq + nv + nx
+    q, v, x, lam = newton_start(predicted, base, c, z_guess, sizes)
+    mu = np.zeros(m)
+    tolerance, max_iterations, roundoff_fraction, floor = convergence
+    roundoff = max(roundoff_norm(predicted[:n], weights[:n]), floor)
+    base_parts = (base[:nq], base[nq : nq + nv], base[nq + nv : n])
+    verdict, iterations, norm, nu = compiled_newton(
+        q,
+        v,
+        x,
+        lam,
+        mu,
+        base_parts,
+        c,
+        stabilized,
+        system,
+        rows,
+        f,
+        f_dot,
+        no_loads,
+        pattern,
+        factors,
+        weights[:n],
+        weak_rows,
+        (tolerance, max_iterations, roundoff_fraction, roundoff),
+    )
+    motion_power = 0.0
+    for r in range(nu.size):
+        motion_power -= lam[r] * nu[r]
+    y = np.empty(n + 2)
+    y[:nq] = q
+    y[nq : nq + nv] = v
+    y[nq + nv : n] = x
+    y[n] = base[n] - c * motion_power
+    y[n + 1] = base[n + 1] + c * motion_power
+    z = np.empty(2 * m)
+    z[:m] = lam
+    z[m:] = mu
+    return verdict, iterations, norm, y, z
 
 
 @njit(cache=True)

@@ -174,10 +174,11 @@ def position_difference(system: System, q: FloatArray, q_ref: FloatArray) -> Flo
 
 
 def normalize_positions(system: System, q: FloatArray) -> FloatArray:
-    """``q`` with every body's Euler parameters projected back to unit norm."""
-    q = np.ascontiguousarray(q, dtype=float)
-    tail = system.n_frame_positions
-    return np.concatenate([rigid.normalized_positions(q[:tail]), q[tail:]])
+    """A copy of ``q`` with every body's Euler parameters projected back to unit norm; what follows
+    the frame blocks (and any vector past ``q``'s end whose start ``q`` is) is copied unchanged."""
+    out = np.array(q, dtype=float)
+    rigid.normalize_euler_parameters(out[: system.n_frame_positions])
+    return out
 
 
 def body_velocity_columns(system: System) -> tuple[IntArray, ...]:

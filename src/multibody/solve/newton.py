@@ -24,13 +24,18 @@ ROUNDOFF_FRACTION = 1e-3
 default of ``ConvergenceMonitor``)."""
 
 
+@njit(cache=True)
 def roundoff_norm(y: npt.NDArray[np.float64], weights: npt.NDArray[np.float64]) -> float:
     """Weighted RMS size of increments that round-off alone produces at the iterate ``y`` (n,)
     with error weights ``weights`` (n,): ``rms(ROUNDOFF_ULPS * eps * |y| * weights)``. At tight
     tolerances (rtol near 1e-10) this exceeds a fraction of the Newton tolerance, and such
     increments say nothing about convergence."""
-    scaled = y * weights
-    return ROUNDOFF_ULPS * EPS * float(np.sqrt(np.dot(scaled, scaled) / scaled.size)) if scaled.size else 0.0
+    if y.size == 0:
+        return 0.0
+    total = 0.0
+    for i in range(y.size):
+        total += (y[i] * weights[i]) ** 2
+    return ROUNDOFF_ULPS * EPS * np.sqrt(total / y.size)
 
 
 class Verdict(Enum):

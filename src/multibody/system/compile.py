@@ -6,7 +6,7 @@ import dataclasses
 import warnings
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from multibody.solve.threads import single_threaded
 
 from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
@@ -171,7 +171,7 @@ def _settle_redundancy_assembled(system: System) -> System:
     from multibody.analysis.errors import AssemblyError
 
     # One BLAS thread: the dense blocks are small, and threads contending for the cores cost 10-100x.
-    with threadpool_limits(limits=1):
+    with single_threaded():
         try:
             system, _ = assembled_positions(system)
         except AssemblyError:  # the analyses report it; meanwhile, judged at the input configuration

@@ -260,14 +260,12 @@ def position_rate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def normalized_positions(q: np.ndarray) -> np.ndarray:
-    """``q`` (7 nb,) with every body's Euler parameters projected back to unit norm."""
-    out = q.copy()
+def normalize_euler_parameters(q: np.ndarray) -> None:
+    """Project every body's Euler parameters in ``q`` (7 nb,) back to unit norm, in place."""
     for b in range(q.size // 7):
         scale = 1.0 / np.sqrt(q[7 * b + 3] ** 2 + q[7 * b + 4] ** 2 + q[7 * b + 5] ** 2 + q[7 * b + 6] ** 2)
         for k in range(3, 7):
-            out[7 * b + k] *= scale
-    return out
+            q[7 * b + k] *= scale
 
 
 @njit(cache=True)

@@ -68,6 +68,36 @@ def _difference_rescaling(order: int, factor: float) -> FloatArray:
 
 
 @njit(cache=True)
+def _rescale_differences(differences: FloatArray, order: int, factor: float) -> None:
+    """Rescale the backward differences (rows ``0..order`` of ``differences``) for a step ``factor``
+    times the last, in place: ``D <- (R(factor) R(1))^T D``."""
+    RU = _difference_rescaling(order, factor) @ _difference_rescaling(order, 1.0)
+    rescaled = RU.T @ differences[: order + 1]
+    differences[: order + 1] = rescaled
+
+
+@njit(cache=True)
+def _order_change(
+    D: FloatArray, order: int, error_norm: float, weights: FloatArray, error_constant: FloatArray, max_order: int
+) -> tuple[int, float]:
+    """After an accepted step of ``order`` with weighted error ``error_norm``: the order among
+    ``order - 1 .. order + 1`` whose error estimate (from the differences ``D``) allows the longest
+    next step, and that step's factor before the safety factor: ``(order, factor)``."""
+    best_order, best_factor = order, 0.0
+    for candidate in range(order - 1, order + 2):
+        if candidate < 1 or candidate > max_order:
+            continue
+        if candidate == order:
+            error = error_norm
+        else:
+            error = weighted_max_norm(error_constant[candidate], D[candidate + 1], weights)
+        factor = np.inf if error == 0.0 else error ** (-1.0 / (candidate + 1))
+        if factor > best_factor:
+            best_order, best_factor = candidate, factor
+    return best_order, best_factor
+
+
+@njit(cache=True)
 def _predict(
     D: FloatArray, carried: FloatArray, order: int, gamma: FloatArray, alpha: float
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -208,10 +238,8 @@ class BDF:
         self.order_of_last_step = 0
 
     def _rescale(self, factor: float) -> None:
-        order = self.order
-        RU = _difference_rescaling(order, factor) @ _difference_rescaling(order, 1.0)
-        self.D[: order + 1] = RU.T @ self.D[: order + 1]
-        self._carried[: order + 1] = RU.T @ self._carried[: order + 1]
+        _rescale_differences(self.D, self.order, factor)
+        _rescale_differences(self._carried, self.order, factor)
         self.h *= factor
         self.n_equal_steps = 0
 
@@ -294,17 +322,9 @@ class BDF:
         self.order_of_last_step = order
         if self.n_equal_steps < order + 1:
             return
-        error_lower = weighted_max_norm(self.error_constant[order - 1], D[order], weights) if order > 1 else np.inf
-        error_higher = (
-            weighted_max_norm(self.error_constant[order + 1], D[order + 2], weights)
-            if order < self.max_order
-            else np.inf
-        )
-        with np.errstate(divide="ignore"):
-            factors = np.array([error_lower, error_norm, error_higher]) ** (-1.0 / np.arange(order, order + 3))
-        self.order = order + int(np.argmax(factors)) - 1
+        self.order, factor = _order_change(D, order, error_norm, weights, self.error_constant, self.max_order)
         safety = 0.9 * (2 * self.newton_max_iterations + 1) / (2 * self.newton_max_iterations + correction.iterations)
-        self._rescale(min(self.max_factor, safety * float(np.max(factors))))
+        self._rescale(min(self.max_factor, safety * factor))
 
     def dense_output(self, t: float | FloatArray) -> FloatArray:
         """Solution interpolated at ``t`` within the last step ``[t_old, t]``: (n,) or (len(t), n)."""
