@@ -17,8 +17,18 @@ the constraint rows divided by ``c_q`` (Bottasso, Bauchau & Cardona 2007: the ma
 well conditioned as ``h -> 0``, instead of its condition number growing as ``h^-4``); ``K`` and
 ``C`` (``CartesianFormulation.force_jacobians``) are kept across steps until a Newton failure asks
 for fresh ones, and the tangent operator of the rotation update is taken as the identity
-(Arnold & Brüls 2007), so the matrix is factorized once per step. When elements carry states or
-read multipliers the matrix is bordered by their coupling (``multibody.formulation.iteration_matrix``).
+(Arnold & Brüls 2007). When elements carry states or read multipliers the matrix is bordered by
+their coupling (``multibody.formulation.iteration_matrix``).
+
+Rigid bodies with dense matrices and no state coupling take BDF's compiled path
+(``multibody.formulation.dae_kernel``): the matrix from one compiled call, each iteration compiled
+(``alpha_iteration``), and without force elements the whole Newton loop one call (``newton_loop``,
+shared with BDF). There the factors are kept across steps (modified Newton, as ADAMS and Exudyn
+do, under BDF's rules: ``dae.REUSE_STEP_CHANGE``, ``REUSE_SLOW_ITERATIONS``, ``RENEWING_SIZE``)
+while ``c_v`` (the step) changes little; should Newton fail with them it is retried at once with
+fresh ones. Reuse works because Newton starts from the accelerations and multipliers extrapolated
+from the last step (``generalized_alpha._step_start``), as BDF's starts from its predictor (free
+slider-crank, HHT at rtol 2e-7: 1900 factorizations in 5500 steps, 2.5 iterations a step).
 
 The state vector ``y`` is laid out as ``MechanicalDAE``'s, ``(q, v, x, E, W)``, so output and
 event code read either alike; the integrator sees ``(q, v, rest)`` with ``rest = (x, E, W)``: the
@@ -126,10 +136,6 @@ class Index3Mechanics:
     def displace(self, q: FloatArray, dx: FloatArray) -> FloatArray:
         """Positions ``q`` moved by the velocity-space increment ``dx`` (nv,)."""
         return kinematics.displace(self.formulation.system, q, dx)
-
-    def position_difference(self, q: FloatArray, q_ref: FloatArray) -> FloatArray:
-        """Velocity-space increment (nv,) that moves ``q_ref`` to ``q``."""
-        return kinematics.position_difference(self.formulation.system, q, q_ref)
 
     def error_weights(
         self, q: FloatArray, v: FloatArray, x: FloatArray, rtol: float, atol: float
