@@ -353,10 +353,9 @@ def compiled_newton(
     """Newton's iteration of ``compiled_iteration`` (the same arguments, ``loads = (element_wrench,
     state_rate)`` constant: a model without force elements) by ``newton_loop``. Updates ``q, v, x,
     lam, mu`` in place; returns ``(verdict code, iterations, last increment norm, nu)``."""
-    element_wrench, state_rate = loads
-    arguments = (q, v, x, lam, mu, base, c, stabilized, system, rows, f, f_dot)
-    iterate = (element_wrench, state_rate, pattern, factors, weights, weak_rows)
-    verdict, iterations, norm, _, nu = newton_loop((*arguments, *iterate), convergence)
+    iterate = (q, v, x, lam, mu)
+    equations = (base, c, stabilized, system, rows, f, f_dot, *loads, pattern, factors, weights, weak_rows)
+    verdict, iterations, norm, _, nu = newton_loop((*iterate, *equations), convergence)
     return verdict, iterations, norm, nu
 
 
