@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
-from multibody.solve.threads import single_threaded
 
 from multibody.analysis.errors import AssemblyError
 from multibody.analysis.model_input import as_system
@@ -24,6 +23,7 @@ from multibody.formulation.state import State
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
 from multibody.solve.linear import Factorization, Matrix, SingularMatrixError, dependent_rows, to_dense
+from multibody.solve.threads import single_threaded
 from multibody.spatial import rotations
 from multibody.spatial.rotations import FloatArray
 from multibody.system.compile import settle_redundancy, warn_redundancy

@@ -8,7 +8,6 @@ Kane's equations as an ODE; see ``multibody.analysis.dynamics_kane``).
 from __future__ import annotations
 
 import numpy as np
-from multibody.solve.threads import single_threaded
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.dynamics_kane import KANE_METHODS, kane_dynamics
@@ -22,6 +21,7 @@ from multibody.formulation.state import State
 from multibody.model.element import LawError, ModelError
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
+from multibody.solve.threads import single_threaded
 from multibody.system.system import System
 
 METHODS = ("SI2", "I3", *ALPHA_METHODS)
@@ -29,12 +29,12 @@ METHODS = ("SI2", "I3", *ALPHA_METHODS)
 the same name, or HHT / generalized-alpha ("GALPHA") on the index-3 form."""
 FORMULATIONS = {"cartesian": METHODS, "kane": KANE_METHODS}
 """Formulations and their methods; the first method of each is its default."""
-DEFAULT_RTOL = {"SI2": 1e-6, "I3": 1e-8, "HHT": 5e-8, "GALPHA": 5e-8}
+DEFAULT_RTOL = {"SI2": 1e-6, "I3": 1e-8, "HHT": 2e-7, "GALPHA": 2e-7}
 """Default relative tolerance per method (others: 1e-6), chosen so that every method's defaults give
 engineering accuracy: the free slider-crank of ``examples/free_slider_crank.py`` (10 s, 10
 revolutions) ends within 6e-3 rad of its reduced-ODE reference crank angle, as Exudyn's
 generalized-alpha at h = 1 ms does (``benchmarks/slider_crank_free.py``; measured SI2 5.7e-3, I3
-1.0e-3, HHT 4.2e-3, GALPHA 3.4e-3). A tolerance bounds the error of each step, not of the run,
+1.0e-3, HHT 3.2e-3, GALPHA 2.6e-3). A tolerance bounds the error of each step, not of the run,
 and what one step's error test sees differs by method:
 
 * SI2 tests positions and velocities (its velocities satisfy the velocity constraints) with
@@ -45,8 +45,8 @@ and what one step's error test sees differs by method:
   phase of a free mechanism -- lose is held only to ``rtol / h``: 6.2e-2 rad at 1e-6, 1.0e-3 at 1e-8.
 * HHT and generalized-alpha are second order: their error test (on positions; the velocity test
   is the same estimate) admits ``rtol`` per step, and the crank's phase error adds up over the
-  thousands of steps a second-order method needs: 2.6e-2 rad (HHT) at 1e-6 in 4100 steps,
-  4.2e-3 at 5e-8 in 11,000 steps -- as many as Exudyn's 10,000 fixed steps of the same method."""
+  thousands of steps a second-order method needs: 1.6e-2 rad (HHT) at 1e-6 in 3200 steps,
+  3.2e-3 at 2e-7 in 5400 steps -- about half of Exudyn's 10,000 fixed steps of the same method."""
 MIN_STEP_PER_OUTPUT_STEP = 1e-6
 """The default ``min_step`` of ``dynamics`` as a fraction of its output step (ADAMS: HMIN = 1e-6 HMAX)."""
 
@@ -92,7 +92,7 @@ def dynamics(
     rtol, atol : float
         Local error tolerances on positions and velocities (``atol`` defaults to ``rtol``). The
         default ``rtol`` depends on the method (``DEFAULT_RTOL``: 1e-6 for SI2 and Kane's methods,
-        1e-8 for I3, 5e-8 for HHT and GALPHA), so that every method's defaults give engineering
+        1e-8 for I3, 2e-7 for HHT and GALPHA), so that every method's defaults give engineering
         accuracy (a free slider-crank's crank angle within 6e-3 rad after 10 revolutions).
     output_step : float
         Interval [s] of the output frames, interpolated from the integrator's dense output (under

@@ -10,7 +10,6 @@ integrated between output times along the prescribed motion.
 from __future__ import annotations
 
 import numpy as np
-from multibody.solve.threads import single_threaded
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.errors import AnalysisError
@@ -21,6 +20,7 @@ from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.model.model import Model
 from multibody.results import Results, ResultsWriter
 from multibody.solve.linear import Factorization, SingularMatrixError
+from multibody.solve.threads import single_threaded
 from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 

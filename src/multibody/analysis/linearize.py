@@ -40,7 +40,6 @@ from functools import partial
 
 import numpy as np
 import scipy.linalg as la
-from multibody.solve.threads import single_threaded
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.errors import AnalysisError
@@ -57,6 +56,7 @@ from multibody.model.model import Model
 from multibody.results import Results
 from multibody.results.linear import LinearModel
 from multibody.solve.linear import to_dense
+from multibody.solve.threads import single_threaded
 from multibody.spatial.rotations import FloatArray, cross, skew
 from multibody.system.system import System
 

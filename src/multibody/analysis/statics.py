@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg as la
-from multibody.solve.threads import single_threaded
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.errors import AnalysisError
@@ -55,6 +54,7 @@ from multibody.solve.linear import (
     saddle_point_matrix,
     to_dense,
 )
+from multibody.solve.threads import single_threaded
 from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 

@@ -13,7 +13,8 @@ from its prediction (``compiled_correction``). Only should SuperLU's factors not
 have the expected form does Python call the parts around SuperLU's own solves.
 The dense iteration matrices come from one call too (``dense_iteration_matrices``, for BDF and the
 alpha methods alike), and so does an iteration of the alpha methods' index-3 step
-(``alpha_dense_iteration``, ``multibody.formulation.index3_alpha``).
+(``alpha_iteration``, ``multibody.formulation.index3_alpha``). Both kinds of iteration run in one
+compiled Newton loop (``newton_loop``).
 
 The loads of the force elements and the rates of the first-order states, which may come from
 Python laws, are inputs evaluated at the iterate (``element_wrench``, ``state_rate``). ``G`` is
@@ -23,10 +24,12 @@ kernel values are entries, ``row`` and ``column``: where each entry sits).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
 import numpy as np
 from numba import njit
+from numba.core.errors import TypingError
 from numba.extending import overload
 
 from multibody.formulation.bodies import rigid
@@ -390,41 +393,66 @@ def compiled_newton(
     convergence: tuple,
 ) -> tuple:
     """Newton's iteration of ``compiled_iteration`` (the same arguments, ``loads = (element_wrench,
-    state_rate)`` constant: a model without force elements) until ``newton.verdict_code`` of the
-    increments says converged or diverging, with ``convergence = (tolerance, max_iterations,
-    roundoff_fraction, roundoff)`` of ``newton.ConvergenceMonitor``. Updates ``q, v, x, lam, mu`` in
-    place; returns ``(verdict code, iterations, last increment norm, nu)``."""
+    state_rate)`` constant: a model without force elements) by ``newton_loop``. Updates ``q, v, x,
+    lam, mu`` in place; returns ``(verdict code, iterations, last increment norm, nu)``."""
+    iterate = (q, v, x, lam, mu)
+    equations = (base, c, stabilized, system, rows, f, f_dot, *loads, pattern, factors, stiffness, weights, weak_rows)
+    verdict, iterations, norm, _, nu = newton_loop((*iterate, *equations), convergence)
+    return verdict, iterations, norm, nu
+
+
+def newton_iteration(arguments: tuple) -> tuple:
+    """One compiled Newton iteration on ``arguments``, updating its iterate in place and returning
+    ``(weighted increment norm, nu)``: ``compiled_iteration(*arguments)`` (BDF's DAE forms) or
+    ``alpha_iteration(*arguments)`` (the alpha methods' index-3 step), told apart by their number of
+    arguments (as ``factored_solve`` tells dense factors from sparse ones); for compiled callers only
+    (``newton_loop``)."""
+    raise NotImplementedError("newton_iteration is called from compiled code only")
+
+
+def _arity(function: Callable) -> int:
+    """Number of arguments of the compiled ``function``."""
+    return len(inspect.signature(function.py_func).parameters)
+
+
+@overload(newton_iteration)
+def _newton_iteration(arguments: tuple) -> Callable:
+    """``newton_iteration`` for the numba type of ``arguments``."""
+
+    def dae(arguments: tuple) -> tuple:
+        return compiled_iteration(*arguments)
+
+    def alpha(arguments: tuple) -> tuple:
+        return alpha_iteration(*arguments)
+
+    iterations = {_arity(compiled_iteration): dae, _arity(alpha_iteration): alpha}
+    if len(iterations) < 2 or len(arguments.types) not in iterations:
+        known = ", ".join(map(str, iterations))
+        raise TypingError(
+            f"newton_iteration tells its iterations apart by their numbers of arguments ({known}) and got "
+            f"{len(arguments.types)}: give each iteration its own number"
+        )
+    return iterations[len(arguments.types)]
+
+
+@njit(cache=True)
+def newton_loop(arguments: tuple, convergence: tuple) -> tuple:
+    """Newton's iteration of ``newton_iteration(arguments)`` (whose iterate it updates in place) until
+    ``newton.verdict_code`` of the increments says converged or diverging, with ``convergence =
+    (tolerance, max_iterations, roundoff_fraction, roundoff)`` of ``newton.ConvergenceMonitor``: the one
+    compiled Newton loop of BDF and the alpha methods. Returns ``(verdict code, iterations, last
+    increment norm, the one before (0 after a single one), nu)``."""
     tolerance, max_iterations, roundoff_fraction, roundoff = convergence
-    element_wrench, state_rate = loads
-    iterations, previous, verdict = 0, 0.0, CONTINUE
+    iterations, previous, before, verdict = 0, 0.0, 0.0, CONTINUE
     norm, nu = np.inf, np.empty(0)
     while verdict == CONTINUE:
-        norm, nu = compiled_iteration(
-            q,
-            v,
-            x,
-            lam,
-            mu,
-            base,
-            c,
-            stabilized,
-            system,
-            rows,
-            f,
-            f_dot,
-            element_wrench,
-            state_rate,
-            pattern,
-            factors,
-            stiffness,
-            weights,
-            weak_rows,
-        )
+        norm, nu = newton_iteration(arguments)
         iterations += 1
         verdict = verdict_code(norm, previous, iterations, tolerance, max_iterations, roundoff_fraction, roundoff)
+        before = previous
         if not np.isnan(norm):
             previous = norm
-    return verdict, iterations, norm, nu
+    return verdict, iterations, norm, before, nu
 
 
 @njit(cache=True)
@@ -589,10 +617,9 @@ def alpha_positions(base: tuple, c_position: float, c_velocity: float, a: np.nda
 
 
 @njit(cache=True)
-def alpha_dense_iteration(
-    a: np.ndarray,
-    r: np.ndarray,
-    lam: np.ndarray,
+def alpha_iteration(
+    unknowns: tuple,
+    iterate: tuple,
     base: tuple,
     c_position: float,
     c_velocity: float,
@@ -603,25 +630,26 @@ def alpha_dense_iteration(
     element_wrench: np.ndarray,
     state_rate: np.ndarray,
     pattern: tuple,
-    lu: np.ndarray,
-    pivots: np.ndarray,
+    factors: tuple,
     weights: tuple,
-) -> float:
+) -> tuple:
     """One Newton iteration of the index-3 alpha-method step (``index3_alpha.Index3Mechanics.solve``,
-    rigid bodies, dense factors ``lu``, ``pivots`` of its iteration matrix): evaluate at the iterate
-    of ``a``, ``r``, ``lam`` (``alpha_positions``), solve for ``(da, dr, dlam)`` from the residual
-    ``[-(M a - Q + G^T lam), F - r, -phi / c_q]`` and add them in place. ``element_wrench`` (nb, 6)
-    and ``state_rate`` (nx,) are the force elements' part of ``Q`` and ``F`` at the iterate;
-    ``weights`` those of positions, velocities and states. Returns the weighted rms of the
-    increment ``(c_q da, c_v da, c_v dr)``."""
+    rigid bodies, the factors of its iteration matrix as ``linear.Factorization.kernel_factors`` gives
+    them): evaluate at the ``iterate = (q, v, x)`` of the ``unknowns = (a, r, lam)`` (``alpha_positions``),
+    solve for ``(da, dr, dlam)`` from the residual ``[-(M a - Q + G^T lam), F - r, -phi / c_q]`` and add
+    them in place, moving the iterate in place to the new one. ``element_wrench`` (nb, 6) and
+    ``state_rate`` (nx,) are the force elements' part of ``Q`` and ``F`` at the iterate; ``weights``
+    those of positions, velocities and states. Returns the weighted rms of the increment ``(c_q da,
+    c_v da, c_v dr)`` and ``nu`` (m,) at the iterate the residual was taken at."""
     marker_body, marker_position, marker_orientation, mass, inertia, gravity, mass_blocks = system
     keep, row, column = pattern
     position_weights, velocity_weights, state_weights = weights
-    q, v, _ = alpha_positions(base, c_position, c_velocity, a, r)
+    a, r, lam = unknowns
+    q, v, x = iterate
     evaluated = evaluate_rigid(
         q, v, marker_body, marker_position, marker_orientation, rows, f, f_dot, mass, inertia, gravity
     )
-    phi, values, wrench = evaluated[10], evaluated[13], evaluated[14]
+    phi, nu, values, wrench = evaluated[10], evaluated[11], evaluated[13], evaluated[14]
     entries = values.reshape(-1)[keep]
     nv, nx, m = a.size, r.size, lam.size
     rhs = np.empty(nv + nx + m)
@@ -633,7 +661,7 @@ def alpha_dense_iteration(
         rhs[nv + i] = state_rate[i] - r[i]
     for k in range(m):
         rhs[nv + nx + k] = -phi[k] / c_position
-    solution = lu_solve(lu, pivots, rhs)
+    solution = factored_solve(factors, rhs)
     total = 0.0
     for i in range(nv):
         a[i] += solution[i]
@@ -644,7 +672,8 @@ def alpha_dense_iteration(
         total += (c_velocity * solution[nv + i] * state_weights[i]) ** 2
     for k in range(m):
         lam[k] += solution[nv + nx + k]
-    return np.sqrt(total / max(2 * nv + nx, 1))
+    q[:], v[:], x[:] = alpha_positions(base, c_position, c_velocity, a, r)
+    return np.sqrt(total / max(2 * nv + nx, 1)), nu
 
 
 @njit(cache=True)

@@ -6,7 +6,6 @@ import dataclasses
 import warnings
 
 import numpy as np
-from multibody.solve.threads import single_threaded
 
 from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
@@ -30,6 +29,7 @@ from multibody.model.model import Model
 from multibody.model.motion import Motion
 from multibody.model.rope_span import MovingNodeSpan
 from multibody.solve.linear import dependent_rows
+from multibody.solve.threads import single_threaded
 from multibody.spatial import rotations
 from multibody.system.drivers import IntegratedAcceleration, IntegratedVelocity
 from multibody.system.layout import CoordinateLayout

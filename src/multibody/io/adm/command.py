@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-
 from multibody.analysis.errors import AnalysisError
 from multibody.io.adm import read_adm
 from multibody.io.adm.acf import parse_acf
