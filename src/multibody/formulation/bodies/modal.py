@@ -37,6 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from multibody.formulation.blocks import add_entries
 from multibody.formulation.bodies import modal_kernel, rigid
 
 if TYPE_CHECKING:
@@ -299,7 +300,7 @@ def add_mass_matrix(
     if sp.issparse(base):
         return (base + sp.csr_matrix((values, (rows, columns)), shape=base.shape)).tocsr()
     M = base.copy()
-    M[rows, columns] += values  # no entry twice (``ModalBodies.block_entries``)
+    add_entries(M, rows, columns, values)
     return M
 
 
