@@ -13,9 +13,7 @@ import numpy as np
 from numba import njit
 
 from multibody.fem.invariants import mass_and_quadratic_velocity
-
-FRAME_VELOCITIES = 6
-"""The velocity coordinates of a floating frame (``rigid.VELOCITY_WIDTH``): v_WO_W (3), then w_WB_B (3)."""
+from multibody.formulation.bodies.rigid import VELOCITY_WIDTH
 
 
 @njit(cache=True, inline="always")
@@ -301,7 +299,7 @@ def body_terms(
         m = count[k]
         n = 6 + m
         R = R_WB[frame[k]]
-        columns = FRAME_VELOCITIES * frame[k]
+        columns = VELOCITY_WIDTH * frame[k]  # the frame's v_WO_W, then w_WB_B
         q_f = q[q_offset[k] : q_offset[k] + m]
         qdot = v[v_offset[k] : v_offset[k] + m]
         for a in range(3):
