@@ -175,15 +175,17 @@ def mass_and_quadratic_velocity(
         for b in range(3):
             C[a, b] = -inertia[a, b]
         C[a, a] += 0.5 * trace
+    # P_j = sum_l q_l B_jl: C(q) = C + sum_j q_j (A_j + A_j^T + P_j), dC/dq_j = A_j + A_j^T + P_j + P_j^T
+    # (B_lj = B_jl^T by definition)
+    P = np.zeros((m, 3, 3))
     for j in range(m):
-        for a in range(3):
-            for b in range(3):
-                C[a, b] += q[j] * (position_modes[j, a, b] + position_modes[j, b, a])
         for l in range(m):
-            weight = q[j] * q[l]
             for a in range(3):
                 for b in range(3):
-                    C[a, b] += weight * mode_products[j, l, a, b]
+                    P[j, a, b] += q[l] * mode_products[j, l, a, b]
+        for a in range(3):
+            for b in range(3):
+                C[a, b] += q[j] * (position_modes[j, a, b] + position_modes[j, b, a] + P[j, a, b])
     M[:, :] = 0.0
     trace = C[0, 0] + C[1, 1] + C[2, 2]
     for a in range(3):
@@ -216,11 +218,7 @@ def mass_and_quadratic_velocity(
         S = translation_coupling[:, j]
         for a in range(3):
             for b in range(3):
-                dC[a, b] = position_modes[j, a, b] + position_modes[j, b, a]
-        for l in range(m):
-            for a in range(3):
-                for b in range(3):
-                    dC[a, b] += q[l] * (mode_products[j, l, a, b] + mode_products[l, j, a, b])
+                dC[a, b] = position_modes[j, a, b] + position_modes[j, b, a] + P[j, a, b] + P[j, b, a]
         trace = dC[0, 0] + dC[1, 1] + dC[2, 2]
         dM_u[0] = -(S[1] * w[2] - S[2] * w[1])
         dM_u[1] = -(S[2] * w[0] - S[0] * w[2])
