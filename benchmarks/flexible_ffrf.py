@@ -217,7 +217,8 @@ def main() -> None:
             print(f"Exudyn {exudyn.__version__}: generalized-alpha (rho_inf {EXUDYN_SPECTRAL_RADIUS:g}), EigenSparse")
             for step in EXUDYN_STEPS:
                 runs[f"Exudyn h = {step:g} s"] = run_exudyn(links, M, K, start, end, args.t_end, step)
-    reference = runs[f"Exudyn h = {EXUDYN_STEPS[-1]:g} s"].tip if len(runs) > 1 else None
+    reference_run = runs.get(f"Exudyn h = {EXUDYN_STEPS[-1]:g} s")
+    reference = reference_run.tip if reference_run is not None else None
     print(
         f"{'run':<24} {'wall [s]':>9} {'steps':>7} {'jac':>4} {'us/step':>9} {'wall/sim s':>10} {'ours/this':>9} "
         f"{'tip x [m]':>10} {'tip y [m]':>10} {'|tip - ref| [m]':>15}"

@@ -42,6 +42,7 @@ nonzero S_t, S_r; the formulas above hold for any basis.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -70,11 +71,20 @@ class ModalInvariants:
     mode_products: NDArray[np.float64]
     nodal_masses: NDArray[np.float64]
 
+    @cached_property
+    def cross_products(self) -> NDArray[np.float64]:
+        """(m, m, 3) ``X_jl = int rho Phi_j x Phi_l`` [-] (the axial vectors of ``mode_products``): the
+        rotation-elastic coupling's rate with the modal coordinates, ``M_wf(q) = S_r + sum_j q_j X_j``."""
+        B = self.mode_products
+        return np.stack(
+            [B[..., 1, 2] - B[..., 2, 1], B[..., 2, 0] - B[..., 0, 2], B[..., 0, 1] - B[..., 1, 0]], axis=-1
+        )
+
     @property
     def kernel_arrays(self) -> tuple:
         """``(mass, first_moment, inertia, translation_coupling, rotation_coupling, modal_mass,
-        position_modes, mode_products)``: the invariants as the compiled modal kind takes them
-        (``multibody.formulation.bodies.modal.body_dynamics``)."""
+        position_modes, mode_products, cross_products)``: the invariants as the compiled kernels take
+        them (``mass_and_quadratic_velocity``)."""
         return (
             self.mass,
             self.first_moment,
@@ -84,6 +94,7 @@ class ModalInvariants:
             self.modal_mass,
             self.position_modes,
             self.mode_products,
+            self.cross_products,
         )
 
     @property
@@ -104,7 +115,7 @@ class ModalInvariants:
     def mass_matrix(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
         """M(q) (6 + m, 6 + m) for velocities (v_O in body axes [m/s], w [rad/s] body axes, q')."""
         q = np.ascontiguousarray(q, dtype=float)
-        return body_dynamics(*self.kernel_arrays, q, np.zeros(6 + q.size))[0]
+        return body_dynamics(self, q, np.zeros(6 + q.size))[0]
 
     def quadratic_velocity(
         self, q: NDArray[np.float64], v: NDArray[np.float64], w: NDArray[np.float64], qdot: NDArray[np.float64]
@@ -122,29 +133,12 @@ class ModalInvariants:
 
     def dynamics(self, q: NDArray[np.float64], u: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
         """``(M(q), Q_v)`` at modal coordinates ``q`` (m,) and velocities ``u = (v_O, w, q')`` (6+m,),
-        body axes: one compiled pass (``body_dynamics``)."""
-        return body_dynamics(*self.kernel_arrays, np.ascontiguousarray(q, float), np.ascontiguousarray(u, float))
+        body axes: one compiled pass (``mass_and_quadratic_velocity``)."""
+        return body_dynamics(self, np.ascontiguousarray(q, float), np.ascontiguousarray(u, float))
 
 
 @njit(cache=True)
-def _axial_vector(B: np.ndarray) -> np.ndarray:
-    """``eps_abc B_bc`` (3,) of a 3x3 matrix: ``int rho Phi_j x Phi_l`` from ``B_jl = int rho Phi_j Phi_l^T``."""
-    return np.array([B[1, 2] - B[2, 1], B[2, 0] - B[0, 2], B[0, 1] - B[1, 0]])
-
-
-@njit(cache=True)
-def _skew_into(vector: np.ndarray, sign: float, out: np.ndarray) -> None:
-    """``out += sign skew(vector)`` (3, 3) in place."""
-    out[0, 1] -= sign * vector[2]
-    out[0, 2] += sign * vector[1]
-    out[1, 0] += sign * vector[2]
-    out[1, 2] -= sign * vector[0]
-    out[2, 0] -= sign * vector[1]
-    out[2, 1] += sign * vector[0]
-
-
-@njit(cache=True)
-def body_dynamics(
+def mass_and_quadratic_velocity(
     mass: float,
     first_moment: np.ndarray,
     inertia: np.ndarray,
@@ -153,62 +147,118 @@ def body_dynamics(
     modal_mass: np.ndarray,
     position_modes: np.ndarray,
     mode_products: np.ndarray,
+    cross_products: np.ndarray,
     q: np.ndarray,
     u: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(M(q), Q_v)`` of one modal body, compiled: the mass matrix (6+m, 6+m) and the quadratic velocity
-    vector (6+m,) (see ``ModalInvariants.mass_matrix`` and ``quadratic_velocity``) from the invariants
+    M: np.ndarray,
+    Q: np.ndarray,
+) -> None:
+    """Write ``M(q)`` (6+m, 6+m) into ``M`` and the quadratic velocity vector ``Q_v`` (6+m,) into ``Q``
+    (see ``ModalInvariants.mass_matrix`` and ``quadratic_velocity``) from the invariants
     (``ModalInvariants.kernel_arrays``), the modal coordinates ``q`` (m,) and the body-axes velocities
-    ``u = (v_O, w, q')`` (6+m,)."""
+    ``u = (v_O, w, q')`` (6+m,); allocates nothing of size m.
+
+    ``Q_v = -sum_j q_j' (dM/dq_j) u - [w x p_v; w x p_w + v x p_v; -(1/2) u^T (dM/dq_j) u]``, ``p = M u``,
+    with ``(dM/dq_j) u`` written out block by block: ``(-S_tj x w, S_tj x v + (tr(dC_j) I - dC_j) w +
+    sum_l X_jl q_l', X_jl . w)``, ``dC_j = A_j + A_j^T + sum_l q_l (B_jl + B_lj)``."""
     m = q.size
     n = 6 + m
-    s = first_moment + translation_coupling @ q
-    C = 0.5 * np.trace(inertia) * np.eye(3) - inertia
-    for j in range(m):
-        C += q[j] * (position_modes[j] + position_modes[j].T)
-        for l in range(m):
-            C += q[j] * q[l] * mode_products[j, l]
-    M = np.zeros((n, n))
-    for i in range(3):
-        M[i, i] = mass
-    _skew_into(s, -1.0, M[:3, 3:6])
-    _skew_into(s, 1.0, M[3:6, :3])
-    M[3:6, 3:6] = np.trace(C) * np.eye(3) - C
-    cross_products = np.zeros((m, m, 3))  # int rho Phi_j x Phi_l
-    for j in range(m):
-        for l in range(m):
-            cross_products[j, l] = _axial_vector(mode_products[j, l])
-    for l in range(m):
-        column = rotation_coupling[:, l].copy()
-        for j in range(m):
-            column += q[j] * cross_products[j, l]
-        M[:3, 6 + l] = translation_coupling[:, l]
-        M[3:6, 6 + l] = column
-    M[6:, :6] = M[:6, 6:].T
-    M[6:, 6:] = modal_mass
-    # dM/dq_j u for each j, and -(1/2) u^T dM/dq_j u
-    rate = np.zeros(n)
-    modal_force = np.zeros(m)
     v, w, qdot = u[:3], u[3:6], u[6:]
+    s = np.empty(3)
+    C = np.empty((3, 3))
+    dC = np.empty((3, 3))
+    trace = inertia[0, 0] + inertia[1, 1] + inertia[2, 2]
+    for a in range(3):
+        s[a] = first_moment[a]
+        for j in range(m):
+            s[a] += translation_coupling[a, j] * q[j]
+        for b in range(3):
+            C[a, b] = -inertia[a, b]
+        C[a, a] += 0.5 * trace
+    # P_j = sum_l q_l B_jl: C(q) = C + sum_j q_j (A_j + A_j^T + P_j), dC/dq_j = A_j + A_j^T + P_j + P_j^T
+    # (B_lj = B_jl^T by definition)
+    P = np.zeros((m, 3, 3))
     for j in range(m):
-        dM = np.zeros((n, n))
-        _skew_into(translation_coupling[:, j], -1.0, dM[:3, 3:6])
-        _skew_into(translation_coupling[:, j], 1.0, dM[3:6, :3])
-        dC = position_modes[j] + position_modes[j].T
         for l in range(m):
-            dC += q[l] * (mode_products[j, l] + mode_products[l, j])
-        dM[3:6, 3:6] = np.trace(dC) * np.eye(3) - dC
+            for a in range(3):
+                for b in range(3):
+                    P[j, a, b] += q[l] * mode_products[j, l, a, b]
+        for a in range(3):
+            for b in range(3):
+                C[a, b] += q[j] * (position_modes[j, a, b] + position_modes[j, b, a] + P[j, a, b])
+    M[:, :] = 0.0
+    trace = C[0, 0] + C[1, 1] + C[2, 2]
+    for a in range(3):
+        M[a, a] = mass
+        for b in range(3):
+            M[3 + a, 3 + b] = -C[a, b]
+        M[3 + a, 3 + a] += trace
+    # -skew(s) above, skew(s) below the diagonal
+    M[0, 4], M[0, 5], M[1, 5] = s[2], -s[1], s[0]
+    M[1, 3], M[2, 3], M[2, 4] = -s[2], s[1], -s[0]
+    for l in range(m):
+        for a in range(3):
+            coupling = rotation_coupling[a, l]
+            for j in range(m):
+                coupling += q[j] * cross_products[j, l, a]
+            M[a, 6 + l] = translation_coupling[a, l]
+            M[3 + a, 6 + l] = coupling
+        for j in range(m):
+            M[6 + j, 6 + l] = modal_mass[j, l]
+    for i in range(6):
         for l in range(m):
-            dM[3:6, 6 + l] = cross_products[j, l]
-            dM[6 + l, 3:6] = cross_products[j, l]
-        dM_u = dM @ u
-        rate += qdot[j] * dM_u
-        modal_force[j] = 0.5 * (u @ dM_u)
-    p = M @ u
-    Q = -rate
-    Q[:3] -= np.cross(w, p[:3])
-    Q[3:6] -= np.cross(w, p[3:6]) + np.cross(v, p[:3])
-    Q[6:] += modal_force
+            M[6 + l, i] = M[i, 6 + l]
+    for i in range(3):
+        for j in range(3):
+            M[3 + i, j] = M[j, 3 + i]
+    Q[:] = 0.0
+    # Q = -sum_j q_j' dM_j u, and (1/2) u^T dM_j u on the modal rows
+    dM_u = np.empty(n)
+    for j in range(m):
+        S = translation_coupling[:, j]
+        for a in range(3):
+            for b in range(3):
+                dC[a, b] = position_modes[j, a, b] + position_modes[j, b, a] + P[j, a, b] + P[j, b, a]
+        trace = dC[0, 0] + dC[1, 1] + dC[2, 2]
+        dM_u[0] = -(S[1] * w[2] - S[2] * w[1])
+        dM_u[1] = -(S[2] * w[0] - S[0] * w[2])
+        dM_u[2] = -(S[0] * w[1] - S[1] * w[0])
+        dM_u[3] = S[1] * v[2] - S[2] * v[1]
+        dM_u[4] = S[2] * v[0] - S[0] * v[2]
+        dM_u[5] = S[0] * v[1] - S[1] * v[0]
+        for a in range(3):
+            dM_u[3 + a] += trace * w[a] - (dC[a, 0] * w[0] + dC[a, 1] * w[1] + dC[a, 2] * w[2])
+            for l in range(m):
+                dM_u[3 + a] += cross_products[j, l, a] * qdot[l]
+        for l in range(m):
+            X = cross_products[j, l]
+            dM_u[6 + l] = X[0] * w[0] + X[1] * w[1] + X[2] * w[2]
+        half_energy_rate = 0.0
+        for i in range(n):
+            Q[i] -= qdot[j] * dM_u[i]
+            half_energy_rate += u[i] * dM_u[i]
+        Q[6 + j] += 0.5 * half_energy_rate
+    # -[w x p_v; w x p_w + v x p_v; 0], p = M u
+    p = np.zeros(6)
+    for i in range(6):
+        for j in range(n):
+            p[i] += M[i, j] * u[j]
+    Q[0] -= w[1] * p[2] - w[2] * p[1]
+    Q[1] -= w[2] * p[0] - w[0] * p[2]
+    Q[2] -= w[0] * p[1] - w[1] * p[0]
+    Q[3] -= w[1] * p[5] - w[2] * p[4] + v[1] * p[2] - v[2] * p[1]
+    Q[4] -= w[2] * p[3] - w[0] * p[5] + v[2] * p[0] - v[0] * p[2]
+    Q[5] -= w[0] * p[4] - w[1] * p[3] + v[0] * p[1] - v[1] * p[0]
+
+
+def body_dynamics(
+    invariants: ModalInvariants, q: NDArray[np.float64], u: NDArray[np.float64]
+) -> tuple[NDArray, NDArray]:
+    """``(M(q), Q_v)`` of one modal body: the mass matrix (6+m, 6+m) and the quadratic velocity vector
+    (6+m,) at modal coordinates ``q`` (m,) and body-axes velocities ``u = (v_O, w, q')`` (6+m,)."""
+    n = 6 + q.size
+    M, Q = np.empty((n, n)), np.empty(n)
+    mass_and_quadratic_velocity(*invariants.kernel_arrays, q, u, M, Q)
     return M, Q
 
 

@@ -18,3 +18,13 @@ def add_blocks(matrix: NDArray[np.float64], columns: NDArray[np.int64], blocks: 
             row = columns[k, i]
             for j in range(columns.shape[1]):
                 matrix[row, columns[k, j]] += blocks[k, i, j]
+
+
+@njit(cache=True)
+def add_entries(
+    matrix: NDArray[np.float64], rows: NDArray[np.int64], columns: NDArray[np.int64], values: NDArray[np.float64]
+) -> None:
+    """``matrix[rows[k], columns[k]] += values[k]`` for every entry ``k``, in place on the dense ``matrix``;
+    repeated places add up (``np.add.at`` on 2-d indices, without its cost per call)."""
+    for k in range(rows.size):
+        matrix[rows[k], columns[k]] += values[k]

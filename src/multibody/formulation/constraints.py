@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from multibody.formulation.blocks import add_entries
 from multibody.formulation.bodies import cable, modal, rigid
 from multibody.formulation.frames import Pose, Twist
 from multibody.spatial.rotations import FloatArray
@@ -502,7 +503,7 @@ class JacobianAssembler:
         row, column, value = (np.concatenate(parts) for parts in zip(*entries))
         if self.sparse:
             return (G + sp.csr_matrix((value, (row, column)), shape=self.shape)).tocsr()
-        np.add.at(G, (row, column), value)
+        add_entries(G, row, column, value)
         return G
 
     def from_values(self, values: FloatArray) -> np.ndarray | sp.csr_matrix:

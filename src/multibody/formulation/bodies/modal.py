@@ -22,22 +22,23 @@ kind adds what the deformation does (Shabana's floating-frame formulation, small
 * a load ``(F, T)`` at a marker adds ``T_k^T R_WB^T F + A_k^T R_WB^T T`` on the modal coordinates.
 
 The marker angular velocity ``R_WB A_k q_f'`` is the linear (small rotation) one, consistent with
-the modes. The per-body inertia terms are compiled (``ModalInvariants.dynamics``), the marker terms
-are NumPy passes over all markers at once; the Newton iteration of models holding modal bodies is the NumPy
-one of ``multibody.formulation.dae`` (the compiled ``dae_kernel`` covers rigid bodies).
+the modes. Every per-evaluation term is one compiled pass over all modal bodies or all their markers
+(``multibody.formulation.bodies.modal_kernel``) on arrays ``ModalBodies`` stacks once (its cached
+properties); the functions here pass them on.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from multibody.formulation.bodies import rigid
-from multibody.spatial.rotations import cross, skew
+from multibody.formulation.blocks import add_entries
+from multibody.formulation.bodies import modal_kernel, rigid
 
 if TYPE_CHECKING:
     from multibody.fem.invariants import ModalInvariants
@@ -105,29 +106,87 @@ class ModalBodies:
         frame = rigid.body_columns(int(self.frame[k]))
         return np.r_[np.arange(frame.start, frame.stop), np.arange(self.v_offset[k], self.v_offset[k] + self.count[k])]
 
+    @cached_property
+    def marker_count(self) -> IntArray:
+        """(nk,) for each marker on a modal body, its body's number of modes."""
+        owner = {int(b): k for k, b in enumerate(self.frame)}
+        return np.array([self.count[owner[int(b)]] for b in self.marker_frame], dtype=np.int64)
 
-def _rotations_from_vectors(theta: FloatArray) -> FloatArray:
-    """``exp(skew(theta_k))`` (k, 3, 3) for rotation vectors (k, 3), by Rodrigues' formula."""
-    angle = np.linalg.norm(theta, axis=1)
-    K = skew(theta)
-    small = angle < 1e-8
-    safe = np.where(small, 1.0, angle)
-    first = np.where(small, 1.0, np.sin(safe) / safe)
-    second = np.where(small, 0.5, (1.0 - np.cos(safe)) / safe**2)
-    return np.eye(3) + first[:, None, None] * K + second[:, None, None] * (K @ K)
+    @cached_property
+    def marker_arrays(self) -> tuple:
+        """``(slot, marker, marker_frame, marker_positions, marker_velocities, marker_count,
+        translation_modes, rotation_modes)`` as the compiled marker kernels (``modal_kernel``) take them."""
+        return (
+            self.slot,
+            self.marker,
+            self.marker_frame,
+            self.marker_positions,
+            self.marker_velocities,
+            self.marker_count,
+            np.ascontiguousarray(self.translation_modes),
+            np.ascontiguousarray(self.rotation_modes),
+        )
+
+    @cached_property
+    def kernel_arrays(self) -> tuple:
+        """The bodies' invariants, stiffness, damping and spin stiffening stacked and zero-padded to the
+        most modes ``mm`` of any body, as ``modal_kernel.body_terms`` takes them: ``(mass (nf,),
+        first_moment (nf, 3), inertia (nf, 3, 3), translation_coupling (nf, 3, mm), rotation_coupling (nf,
+        3, mm), modal_mass (nf, mm, mm), position_modes (nf, mm, 3, 3), mode_products (nf, mm, mm, 3, 3),
+        cross_products (nf, mm, mm, 3), stiffness, damping, spin_stiffness (nf, mm, mm each), spin_axis
+        (nf, 3))``."""
+        most = int(self.count.max())
+
+        def stacked(arrays: list[FloatArray], axes: tuple[int, ...]) -> FloatArray:
+            """``arrays`` zero-padded to ``most`` along ``axes`` and stacked."""
+            padded = []
+            for array in arrays:
+                width = [(0, 0)] * array.ndim
+                for axis in axes:
+                    width[axis] = (0, most - array.shape[axis])
+                padded.append(np.pad(array, width))
+            return np.ascontiguousarray(np.stack(padded), dtype=float)
+
+        invariants = self.invariants
+        return (
+            np.array([inv.mass for inv in invariants], dtype=float),
+            stacked([inv.first_moment for inv in invariants], ()),
+            stacked([inv.inertia for inv in invariants], ()),
+            stacked([inv.translation_coupling for inv in invariants], (1,)),
+            stacked([inv.rotation_coupling for inv in invariants], (1,)),
+            stacked([inv.modal_mass for inv in invariants], (0, 1)),
+            stacked([inv.position_modes for inv in invariants], (0,)),
+            stacked([inv.mode_products for inv in invariants], (0, 1)),
+            stacked([inv.cross_products for inv in invariants], (0, 1)),
+            stacked(list(self.stiffness), (0, 1)),
+            stacked(list(self.damping), (0, 1)),
+            stacked(list(self.spin_stiffness), (0, 1)),
+            np.ascontiguousarray(self.spin_axis, dtype=float),
+        )
+
+    @cached_property
+    def block_entries(self) -> tuple[IntArray, IntArray, IntArray]:
+        """``(block_start (nf,), row, column)``: where each body's mass block ``D M D^T`` ((6+m)^2,
+        row-major) starts in the flat array of ``body_terms``, and each entry's place in ``M`` (no two
+        alike: the bodies' velocity coordinates are disjoint)."""
+        columns = [self.velocity_columns(k) for k in range(len(self))]
+        sizes = np.array([c.size**2 for c in columns], dtype=np.int64)
+        start = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64)
+        rows = np.concatenate([np.repeat(c, c.size) for c in columns])
+        return start, rows, np.concatenate([np.tile(c, c.size) for c in columns])
 
 
 def marker_geometry(
     modal: ModalBodies, q: FloatArray, marker_position: FloatArray, marker_orientation: FloatArray
 ) -> tuple[FloatArray, FloatArray]:
     """The markers' positions from their body's frame origin (nm, 3) [m] and ``R_BM`` (nm, 3, 3) at
-    positions ``q``: the undeformed ones, with the markers on modal bodies deformed."""
+    positions ``q``: the undeformed ones, with the markers on modal bodies deformed (compiled,
+    ``modal_kernel.deform_markers``)."""
     positions, orientations = marker_position.copy(), marker_orientation.copy()
-    q_f = q[modal.marker_positions]
-    markers = modal.marker
-    positions[markers] += np.einsum("kim,km->ki", modal.translation_modes, q_f)
-    turn = _rotations_from_vectors(np.einsum("kim,km->ki", modal.rotation_modes, q_f))
-    orientations[markers] = turn @ marker_orientation[markers]
+    _, markers, _, marker_positions, _, count, translation_modes, rotation_modes = modal.marker_arrays
+    modal_kernel.deform_markers(
+        q, markers, marker_positions, count, translation_modes, rotation_modes, positions, orientations
+    )
     return positions, orientations
 
 
@@ -141,14 +200,22 @@ def add_marker_motion(
     bias_WM_W: FloatArray,
 ) -> None:
     """Add the elastic motion of the markers on modal bodies to their twists and acceleration
-    biases (nm, 3 each, world, in place) for velocities ``v``."""
-    qdot = v[modal.marker_velocities]
-    R = R_WB[modal.marker_frame]
-    elastic_velocity = np.einsum("kij,kjm,km->ki", R, modal.translation_modes, qdot)
-    markers = modal.marker
-    v_WM_W[markers] += elastic_velocity
-    w_WM_W[markers] += np.einsum("kij,kjm,km->ki", R, modal.rotation_modes, qdot)
-    bias_WM_W[markers] += 2.0 * cross(w_WB_W[modal.marker_frame], elastic_velocity)
+    biases (nm, 3 each, world, in place) for velocities ``v`` (compiled, ``modal_kernel.add_marker_motion``)."""
+    _, markers, marker_frame, _, marker_velocities, count, translation_modes, rotation_modes = modal.marker_arrays
+    modal_kernel.add_marker_motion(
+        v,
+        markers,
+        marker_frame,
+        marker_velocities,
+        count,
+        translation_modes,
+        rotation_modes,
+        R_WB,
+        w_WB_W,
+        v_WM_W,
+        w_WM_W,
+        bias_WM_W,
+    )
 
 
 def jacobian_entries(
@@ -160,23 +227,23 @@ def jacobian_entries(
     R_WB: FloatArray,
 ) -> tuple[IntArray, IntArray, FloatArray]:
     """``(row, column, value)`` of the modal columns of ``G`` for rows with markers ``i_marker``,
-    ``j_marker`` (m,) and world body coefficients (m, 4, 3) (``rigid.body_coefficients``);
-    duplicates are to be summed (padding entries are zeros at column 0)."""
-    rows, columns, values = [], [], []
-    for side, markers in ((0, i_marker), (2, j_marker)):
-        slots = modal.slot[markers]
-        on_modal = np.flatnonzero(slots >= 0)
-        n = slots[on_modal]
-        R = R_WB[modal.marker_frame[n]]
-        a_v = body_coefficients[on_modal, side]
-        a_w = body_coefficients[on_modal, side + 1] - cross(p_BM_W[markers[on_modal]], a_v)  # on the marker twist
-        value = np.einsum("rij,ri,rjm->rm", R, a_v, modal.translation_modes[n]) + np.einsum(
-            "rij,ri,rjm->rm", R, a_w, modal.rotation_modes[n]
-        )
-        rows.append(np.repeat(on_modal, value.shape[1]))
-        columns.append(modal.marker_velocities[n].reshape(-1))
-        values.append(value.reshape(-1))
-    return np.concatenate(rows), np.concatenate(columns), np.concatenate(values)
+    ``j_marker`` (m,) and world body coefficients (m, 4, 3) (``rigid.body_coefficients``):
+    ``a_v . R_WB T + a_w . R_WB A`` per row side on a modal body's marker, ``(a_v, a_w)`` the row's
+    coefficients on the marker twist; duplicates are to be summed (compiled, ``modal_kernel.jacobian_entries``)."""
+    slot, _, marker_frame, _, marker_velocities, count, translation_modes, rotation_modes = modal.marker_arrays
+    return modal_kernel.jacobian_entries(
+        slot,
+        marker_frame,
+        marker_velocities,
+        count,
+        translation_modes,
+        rotation_modes,
+        i_marker,
+        j_marker,
+        np.ascontiguousarray(body_coefficients),
+        p_BM_W,
+        R_WB,
+    )
 
 
 def angular_bias_rhs(
@@ -191,77 +258,49 @@ def angular_bias_rhs(
 ) -> FloatArray:
     """The part of ``gamma`` (m,) from the angular acceleration bias of markers on modal bodies,
     ``w_WB x R_WB A q_f'`` (their axes turn relative to the frame), which the rows' kernels, written
-    for markers that turn with their body, leave out: ``-(a_wI . bias_I + a_wJ . bias_J)``."""
-    gamma = np.zeros(len(i_marker))
-    for side, markers in ((0, i_marker), (2, j_marker)):
-        on_modal = np.flatnonzero(modal.slot[markers] >= 0)
-        if not on_modal.size:
-            continue
-        marker = markers[on_modal]
-        w_WB = w_WB_W[marker_body[marker]]
-        bias = cross(w_WB, w_WM_W[marker] - w_WB)
-        a_v = body_coefficients[on_modal, side]
-        a_w = body_coefficients[on_modal, side + 1] - cross(p_BM_W[marker], a_v)  # back to the marker twist
-        gamma[on_modal] -= np.einsum("ri,ri->r", a_w, bias)
-    return gamma
-
-
-def _body_velocities(modal: ModalBodies, k: int, v: FloatArray, R_WB: FloatArray) -> tuple[FloatArray, ...]:
-    """``(v_O in body axes, w in body axes, q_f')`` of modal body ``k`` whose frame is at ``R_WB`` (3, 3)."""
-    frame = v[rigid.body_columns(int(modal.frame[k]))]
-    return R_WB.T @ frame[rigid.TRANSLATION], frame[rigid.ROTATION], v[modal.velocities(k)]
-
-
-def _to_layout(R_WB: FloatArray, m: int) -> FloatArray:
-    """``D = diag(R_WB, I3, I_m)``: body-axes velocity coordinates -> the layout's."""
-    D = np.eye(6 + m)
-    D[:3, :3] = R_WB
-    return D
+    for markers that turn with their body, leave out: ``-(a_wI . bias_I + a_wJ . bias_J)`` (compiled,
+    ``modal_kernel.angular_bias_rhs``)."""
+    return modal_kernel.angular_bias_rhs(
+        modal.slot, i_marker, j_marker, np.ascontiguousarray(body_coefficients), p_BM_W, w_WB_W, w_WM_W, marker_body
+    )
 
 
 def body_terms(
     modal: ModalBodies, q: FloatArray, v: FloatArray, R_WB: FloatArray, gravity: FloatArray, out: FloatArray
-) -> tuple[list[tuple[IntArray, FloatArray]], float]:
+) -> tuple[tuple[IntArray, IntArray, FloatArray], float]:
     """Add to ``out`` (nv,) the modal bodies' quadratic velocity terms, gravity and modal stiffness
-    and damping forces at ``(q, v)``; return per body ``(velocity columns (6+m,), D M(q_f) D^T)`` (its
-    mass matrix block in the layout's coordinates) and the power dissipated by the modal damping [W]
-    (``q_f'^T C q_f'``)."""
-    blocks, dissipated = [], 0.0
-    for k, invariants in enumerate(modal.invariants):
-        R = R_WB[modal.frame[k]]
-        q_f = q[modal.positions(k)]
-        v_B, w_B, qdot = _body_velocities(modal, k, v, R)
-        u = np.concatenate([v_B, w_B, qdot])
-        M, quadratic = invariants.dynamics(q_f, u)
-        g_B = R.T @ gravity
-        moment_of_weight = cross(invariants.first_moment_at(q_f), g_B)
-        weight = np.concatenate([invariants.mass * g_B, moment_of_weight, invariants.translation_coupling.T @ g_B])
-        transport = M[:, :3] @ cross(w_B, v_B)  # M [w x v_B; 0; 0]: the world-axes translation's rate
-        body_axes = quadratic + transport + weight
-        damping_force = modal.damping[k] @ qdot
-        spin = float(w_B @ modal.spin_axis[k])
-        body_axes[6:] -= (modal.stiffness[k] + spin**2 * modal.spin_stiffness[k]) @ q_f + damping_force
-        D = _to_layout(R, qdot.size)
-        columns = modal.velocity_columns(k)
-        out[columns] += D @ body_axes
-        blocks.append((columns, D @ M @ D.T))
-        dissipated += float(qdot @ damping_force)
-    return blocks, dissipated
+    and damping forces at ``(q, v)``; return their mass matrix blocks ``D M(q_f) D^T`` in the layout's
+    coordinates as ``(row, column, value)`` entries of ``M`` and the power dissipated by the modal
+    damping [W] (``q_f'^T C q_f'``). One compiled pass over the bodies (``modal_kernel.body_terms``)."""
+    start, rows, columns = modal.block_entries
+    values = np.empty(rows.size)
+    dissipated = modal_kernel.body_terms(
+        q,
+        v,
+        R_WB,
+        gravity,
+        modal.frame,
+        modal.q_offset,
+        modal.v_offset,
+        modal.count,
+        *modal.kernel_arrays,
+        start,
+        out,
+        values,
+    )
+    return (rows, columns, values), dissipated
 
 
 def add_mass_matrix(
-    blocks: list[tuple[IntArray, FloatArray]], base: np.ndarray | sp.spmatrix
+    blocks: tuple[IntArray, IntArray, FloatArray], base: np.ndarray | sp.spmatrix
 ) -> np.ndarray | sp.csr_matrix:
     """``base`` (the rigid bodies' constant mass matrix, zero on modal bodies) plus the modal
-    bodies' ``blocks`` (``body_terms``): a new dense array or CSR matrix of the same kind."""
+    bodies' ``blocks`` (``body_terms``' entries): a new dense array or CSR matrix of the same kind."""
+    rows, columns, values = blocks
     if sp.issparse(base):
-        rows = np.concatenate([np.repeat(columns, columns.size) for columns, _ in blocks])
-        cols = np.concatenate([np.tile(columns, columns.size) for columns, _ in blocks])
-        values = np.concatenate([block.reshape(-1) for _, block in blocks])
-        return (base + sp.csr_matrix((values, (rows, cols)), shape=base.shape)).tocsr()
+        return (base + sp.csr_matrix((values, (rows, columns)), shape=base.shape)).tocsr()
     M = base.copy()
-    for columns, block in blocks:
-        M[np.ix_(columns, columns)] += block
+    add_entries(M, rows, columns, values)
     return M
 
 
@@ -279,16 +318,24 @@ def load_forces(
     """Add to ``out`` (nv,) the modal generalized forces of loads ``sign[k] (force_W[k], torque_W[k])``
     (world) carried by the bodies of markers ``marker`` and applied at the origins of ``application``
     (the arguments of ``rigid.generalized_forces``): ``T^T R^T F + A^T R^T (T + r x F)``, ``r`` from the
-    carrying marker to the application point."""
-    loaded = np.flatnonzero(modal.slot[marker] >= 0)
-    n = modal.slot[marker[loaded]]
-    R = R_WB[modal.marker_frame[n]]
-    force = sign[loaded, None] * force_W[loaded]
-    torque = sign[loaded, None] * torque_W[loaded] + cross(p_WM_W[application[loaded]] - p_WM_W[marker[loaded]], force)
-    generalized = np.einsum("kij,ki,kjm->km", R, force, modal.translation_modes[n]) + np.einsum(
-        "kij,ki,kjm->km", R, torque, modal.rotation_modes[n]
+    carrying marker to the application point (compiled, ``modal_kernel.load_forces``)."""
+    slot, _, marker_frame, _, marker_velocities, count, translation_modes, rotation_modes = modal.marker_arrays
+    modal_kernel.load_forces(
+        slot,
+        marker_frame,
+        marker_velocities,
+        count,
+        translation_modes,
+        rotation_modes,
+        np.ascontiguousarray(force_W, dtype=float),
+        np.ascontiguousarray(torque_W, dtype=float),
+        marker,
+        np.ascontiguousarray(sign, dtype=float),
+        application,
+        p_WM_W,
+        R_WB,
+        out,
     )
-    np.add.at(out, modal.marker_velocities[n], generalized)
 
 
 def kinetic_energy(
