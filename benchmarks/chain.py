@@ -17,7 +17,7 @@ both runs stayed bounded.
 With ``--repeat n`` every size runs n interleaved rounds (ours, Exudyn, Exudyn 2D) and the fastest
 of each is reported, so that a change of load on a shared machine moves both sides alike.
 
-Usage: ``python benchmarks/chain.py [--sizes 2 10 50 200] [--t-end 10] [--no-exudyn] [--repeat 3]``
+Usage: ``python benchmarks/chain.py [--sizes 2 10 50 200] [--t-end 10] [--no-exudyn] [--repeat 3] [--rtol 5e-6]``
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ LINK_INERTIA = (AXIAL_INERTIA, MASS * LENGTH**2 / 12.0, MASS * LENGTH**2 / 12.0)
 OUTPUT_STEP = 0.01
 """Interval of the output frames and of Exudyn's sensor samples [s]."""
 RTOL = 1e-6
-"""Our integrator's relative tolerance."""
+"""Our integrator's relative tolerance (the default; ``--rtol`` to compare at matched accuracy)."""
 EXUDYN_STEP = 1e-3
 """Exudyn's fixed time step [s]."""
 EXUDYN_SPECTRAL_RADIUS = 0.9
@@ -109,16 +109,16 @@ def chain_model(n_links: int) -> mb.Model:
     return model
 
 
-def run_ours(n_links: int, t_end: float) -> Run:
+def run_ours(n_links: int, t_end: float, rtol: float = RTOL) -> Run:
     """Simulate our chain with BDF on SI2; time ``dynamics`` on the compiled system.
 
     A first run of 0.01 s loads the compiled kernels into the process (numba's cache: tens of
     milliseconds once per process, as Exudyn's are loaded when it is imported) and is not timed.
     """
     system = chain_model(n_links).compile()
-    mb.dynamics(system, 0.01, output_step=OUTPUT_STEP, method="SI2", rtol=RTOL)
+    mb.dynamics(system, 0.01, output_step=OUTPUT_STEP, method="SI2", rtol=rtol)
     started = time.perf_counter()
-    results = mb.dynamics(system, t_end, output_step=OUTPUT_STEP, method="SI2", rtol=RTOL)
+    results = mb.dynamics(system, t_end, output_step=OUTPUT_STEP, method="SI2", rtol=rtol)
     wall_time = time.perf_counter() - started
     energy = results.energy["total"]
     return Run(
@@ -240,6 +240,7 @@ def main() -> None:
     parser.add_argument("--t-end", type=float, default=10.0, help="simulated time [s]")
     parser.add_argument("--no-exudyn", action="store_true", help="skip the Exudyn comparison")
     parser.add_argument("--repeat", type=int, default=1, help="interleaved rounds per size; the fastest is reported")
+    parser.add_argument("--rtol", type=float, default=RTOL, help="our relative tolerance (default: dynamics' default)")
     args = parser.parse_args()
 
     with_exudyn = not args.no_exudyn
@@ -255,7 +256,7 @@ def main() -> None:
             )
     t_end = args.t_end
     check_time = min(ANGLE_CHECK_TIME, t_end)
-    print(f"ours: dynamics(method='SI2', rtol={RTOL:g}), output every {OUTPUT_STEP:g} s; t_end = {t_end:g} s")
+    print(f"ours: dynamics(method='SI2', rtol={args.rtol:g}), output every {OUTPUT_STEP:g} s; t_end = {t_end:g} s")
     print("angle = link-1 angle from +x about +z [rad]; drift = max|E(t)-E(0)| / (m g l N)")
     print(f"err = |angle - reference| at {check_time:g} s, the reference ours at rtol = atol = 1e-11")
 
@@ -268,7 +269,7 @@ def main() -> None:
     for n_links in args.sizes:
         rounds = [
             (
-                run_ours(n_links, t_end),
+                run_ours(n_links, t_end, args.rtol),
                 *((run_exudyn(n_links, t_end), run_exudyn_planar(n_links, t_end)) if with_exudyn else ()),
             )
             for _ in range(max(args.repeat, 1))
