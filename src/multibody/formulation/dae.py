@@ -206,15 +206,6 @@ class MechanicalDAE:
         form = self.formulation
         system = form.system
         nq, nv, nx = self.nq, self.nv, self.nx
-        first: list = []
-
-        def starting_iterate() -> tuple:
-            """``(q, v, x, lam, state)``: ``_newton_start`` and, where Python evaluates, the evaluation
-            there (None on the compiled paths without force elements); worked out when first asked."""
-            if not first:
-                q, v, x, lam = self._newton_start(predicted, base, c, z_guess)
-                first.extend((q, v, x, lam, form.evaluate(q, v, t, x, lam) if not compiled or form.has_loads else None))
-            return tuple(first)
 
         if refresh_jacobian or self._jacobians is None:
             q, v, x, lam = self._newton_start(predicted, base, c, z_guess)
@@ -238,6 +229,15 @@ class MechanicalDAE:
         # and (without force elements) no evaluation in Python, the whole solve being one compiled call.
         compiled = system.rigid_only and coupling is None
         increment_weights = weights[: nq + nv + nx]
+        first: list = []
+
+        def starting_iterate() -> tuple:
+            """``(q, v, x, lam, state)``: ``_newton_start`` and, where Python evaluates, the evaluation
+            there (None on the compiled paths without force elements); worked out when first asked."""
+            if not first:
+                q, v, x, lam = self._newton_start(predicted, base, c, z_guess)
+                first.extend((q, v, x, lam, form.evaluate(q, v, t, x, lam) if not compiled or form.has_loads else None))
+            return tuple(first)
 
         def newton(
             weak: FloatArray, weak_roundoff: float, iteration_matrix: Factorization, gram: Factorization | None
