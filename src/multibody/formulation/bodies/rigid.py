@@ -359,12 +359,16 @@ def coordinate_scale(n_bodies: int, length: float, rotation: float = 1.0) -> np.
     return np.tile(block, n_bodies)
 
 
+@njit(cache=True)
 def position_scale(q: np.ndarray) -> np.ndarray:
     """(6 nb,) size of each velocity-space position coordinate at ``q`` (7 nb,): ``|p|`` [m] of the
     CM coordinates, 1 rad for rotations (a rotation vector has no size of its own)."""
-    scale = np.ones((q.size // POSITION_WIDTH, VELOCITY_WIDTH))
-    scale[:, TRANSLATION] = np.abs(position_blocks(q)[:, :3])
-    return scale.reshape(-1)
+    nb = q.size // 7
+    scale = np.ones(6 * nb)
+    for b in range(nb):
+        for k in range(3):
+            scale[6 * b + k] = abs(q[7 * b + k])
+    return scale
 
 
 def body_columns(body: int, part: slice = slice(0, VELOCITY_WIDTH)) -> slice:
