@@ -1,4 +1,14 @@
-"""Convergence monitoring of (modified) Newton iterations from the sizes of their increments."""
+"""Convergence monitoring of (modified) Newton iterations from the sizes of their increments.
+
+A contraction rate is known only from the second increment, so a step takes two unless the first is at round-off.
+Deciding on the first with the rate of the previous step (Hairer & Wanner IV.8, RADAU5: ``rate / (1 - rate) |dy_1| <
+tolerance``, the rate aged by ``** 0.8`` a step) was measured and left out: the first increment is the predictor's
+error, which step-size control keeps near the local-error tolerance: 50 to 1000 Newton tolerances at rtol 1e-6 and
+1000 to 8000 at 1e-8, so it passes only at rates below 0.001-0.02, which fresh factors reach and the previous step's
+rate seldom shows. Knowing each step's own rate, 8-15 % of the solves could stop at one increment at rtol 1e-6 (free
+slider-crank, chains of 2-50 links), 1-2 % at 1e-8; the rule saved 0-5 % of the iterations and no wall time, and at
+rtol 1e-3 to 1e-4, where it fires, its less converged iterates took up to 13 % more steps, crank-angle errors
+1.15-3.4x larger."""
 
 from __future__ import annotations
 
