@@ -174,8 +174,9 @@ def position_difference(system: System, q: FloatArray, q_ref: FloatArray) -> Flo
 
 
 def normalize_positions(system: System, q: FloatArray) -> FloatArray:
-    """A copy of ``q`` with every body's Euler parameters projected back to unit norm; what follows
-    the frame blocks (and any vector past ``q``'s end whose start ``q`` is) is copied unchanged."""
+    """A copy of ``q`` with every body's Euler parameters projected back to unit norm. ``q`` may be a
+    longer vector that starts with the positions (the DAE's ``y``): all after the frame blocks is
+    copied unchanged."""
     out = np.array(q, dtype=float)
     rigid.normalize_euler_parameters(out[: system.n_frame_positions])
     return out
