@@ -38,6 +38,7 @@ import numpy as np
 from multibody.analysis.errors import AnalysisError
 from multibody.analysis.output import output_frame, results_layout
 from multibody.analysis.time_loop import Frame, integrate_to_output
+from multibody.formulation import dae_kernel
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.dae import MechanicalDAE
@@ -104,10 +105,8 @@ class KaneODE:
 
     # -- BDF's ImplicitProblem ---------------------------------------------------------------
     def error_weights(self, y: FloatArray, step_size: float, rtol: float, atol: float) -> FloatArray:
-        """``1 / (atol + rtol |y|)`` on q, u and x; zero on the quadratures."""
-        weights = 1.0 / (atol + rtol * np.abs(y))
-        weights[-QUADRATURES:] = 0.0
-        return weights
+        """``1 / (atol + rtol |y|)`` on q, u and x; zero on the quadratures (``dae_kernel.error_weights``)."""
+        return dae_kernel.error_weights(np.ascontiguousarray(y, dtype=float), rtol, atol, QUADRATURES, (0, 0), 1.0)
 
     def step_limit(self, t: float, y: FloatArray) -> float:
         """Inf: Kane's ODE leaves the step to the error test (a contact ahead is the Cartesian

@@ -146,6 +146,8 @@ class MechanicalDAE:
         self._stiffness: tuple = ()
         """``K`` in CSR and ``F_q`` as ``dae_kernel.add_stiffness_response`` takes them, made with
         ``_jacobians``"""
+        self._stiff = False
+        """whether ``_stiffness`` has anything to add (``dae_kernel.is_stiff``)"""
         self._pattern: tuple | None = None
         """``(K, SparseIterationPattern)`` of sparse models, remade when ``K`` and ``C`` are"""
         self._tolerances = (1e-6, 1e-6)
@@ -219,6 +221,7 @@ class MechanicalDAE:
             K = sp.csr_matrix(K) if stiff else sp.csr_matrix((nv, nv))
             F_q = coupling.F_q if coupling is not None else np.zeros((0, nv))
             self._stiffness = (K.data, K.indices, K.indptr, np.ascontiguousarray(F_q))
+            self._stiff = dae_kernel.is_stiff(self._stiffness)
         coupling = self._jacobians[2]
         stabilized = self.form == "SI2"
         # the compiled rigid iterations' arguments (the other kinds evaluate in Python, drivers included)
@@ -586,11 +589,6 @@ class MechanicalDAE:
         increment = np.concatenate([q_new - q, dv, dx]) * weights[: q.size + nv + nx]
         q[:] = q_new
         return float(np.sqrt(np.mean(increment**2))) if increment.size else 0.0, state.nu
-
-    @property
-    def _stiff(self) -> bool:
-        """Whether ``_stiffness`` has anything to add (``dae_kernel.is_stiff``)."""
-        return dae_kernel.is_stiff(self._stiffness)
 
     def _gram_rhs(self, phi: FloatArray, c: float, velocity_change: FloatArray, weak: FloatArray) -> FloatArray:
         """The right-hand side of SI2's ``G G^T dmu`` for ``velocity_change = G dv``

@@ -8,9 +8,8 @@ is compiled parts around two linear solves::
 
 They run in one call (``compiled_iteration``), which solves by substitution with the factors,
 dense (LAPACK ``getrf``'s) or sparse (SuperLU's, taken out once per factorization); without force
-elements the whole Newton loop is one call (``compiled_newton``), and so is a step's whole solve
-from its prediction (``compiled_correction``). Only should SuperLU's factors not
-have the expected form does Python call the parts around SuperLU's own solves.
+elements a step's whole solve from its prediction is one call (``compiled_correction``). Only should
+SuperLU's factors not have the expected form does Python call the parts around SuperLU's own solves.
 The dense iteration matrices come from one call too (``dense_iteration_matrices``, for BDF and the
 alpha methods alike), and so does an iteration of the alpha methods' index-3 step
 (``alpha_iteration``, ``multibody.formulation.index3_alpha``). Both kinds of iteration run in one
@@ -370,37 +369,6 @@ def compiled_iteration(
     return norm, nu
 
 
-@njit(cache=True)
-def compiled_newton(
-    q: np.ndarray,
-    v: np.ndarray,
-    x: np.ndarray,
-    lam: np.ndarray,
-    mu: np.ndarray,
-    base: tuple,
-    c: float,
-    stabilized: bool,
-    system: tuple,
-    rows: tuple,
-    f: np.ndarray,
-    f_dot: np.ndarray,
-    loads: tuple,
-    pattern: tuple,
-    factors: tuple,
-    stiffness: tuple,
-    weights: np.ndarray,
-    weak_rows: np.ndarray,
-    convergence: tuple,
-) -> tuple:
-    """Newton's iteration of ``compiled_iteration`` (the same arguments, ``loads = (element_wrench,
-    state_rate)`` constant: a model without force elements) by ``newton_loop``. Updates ``q, v, x,
-    lam, mu`` in place; returns ``(verdict code, iterations, last increment norm, nu)``."""
-    iterate = (q, v, x, lam, mu)
-    equations = (base, c, stabilized, system, rows, f, f_dot, *loads, pattern, factors, stiffness, weights, weak_rows)
-    verdict, iterations, norm, _, nu = newton_loop((*iterate, *equations), convergence)
-    return verdict, iterations, norm, nu
-
-
 def newton_iteration(arguments: tuple) -> tuple:
     """One compiled Newton iteration on ``arguments``, updating its iterate in place and returning
     ``(weighted increment norm, nu)``: ``compiled_iteration(*arguments)`` (BDF's DAE forms) or
@@ -505,7 +473,8 @@ def compiled_correction(
     convergence: tuple,
 ) -> tuple:
     """A whole step's solve of a rigid model without force elements (``MechanicalDAE.correct``): from
-    ``newton_start``, ``compiled_newton`` with the error ``weights`` of ``y`` and ``convergence =
+    ``newton_start``, Newton's iteration of ``compiled_iteration`` by ``newton_loop`` with the error
+    ``weights`` of ``y`` and ``convergence =
     (tolerance, max_iterations, roundoff_fraction, roundoff floor)`` (the floor raised to the round-off
     of the predicted ``y``: ``newton.roundoff_norm``), then the quadratures of ``y``: the energy the
     motions put in, ``-lambda . nu`` [W], taken out of ``E`` and added to ``W``. ``no_loads =
@@ -518,27 +487,10 @@ def compiled_correction(
     tolerance, max_iterations, roundoff_fraction, floor = convergence
     roundoff = max(roundoff_norm(predicted[:n], weights[:n]), floor)
     base_parts = (base[:nq], base[nq : nq + nv], base[nq + nv : n])
-    verdict, iterations, norm, nu = compiled_newton(
-        q,
-        v,
-        x,
-        lam,
-        mu,
-        base_parts,
-        c,
-        stabilized,
-        system,
-        rows,
-        f,
-        f_dot,
-        no_loads,
-        pattern,
-        factors,
-        stiffness,
-        weights[:n],
-        weak_rows,
-        (tolerance, max_iterations, roundoff_fraction, roundoff),
-    )
+    iterate = (q, v, x, lam, mu)
+    equations = (base_parts, c, stabilized, system, rows, f, f_dot, *no_loads, pattern, factors, stiffness)
+    rules = (tolerance, max_iterations, roundoff_fraction, roundoff)
+    verdict, iterations, norm, _, nu = newton_loop((*iterate, *equations, weights[:n], weak_rows), rules)
     motion_power = 0.0
     for r in range(nu.size):
         motion_power -= lam[r] * nu[r]
