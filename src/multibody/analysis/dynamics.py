@@ -188,6 +188,7 @@ def dynamics(
             output_step,
             output,
             progress,
+            integrator.compiled_steps,
         )
 
 

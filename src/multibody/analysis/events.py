@@ -29,8 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from multibody.analysis import stepping
 from multibody.analysis.impact import impulse_response
-from multibody.analysis.output import frame_packing, output_frame, rigid_bodies_only, rigid_frame
+from multibody.analysis.output import RigidFrames, frame_packing, output_frame, rigid_bodies_only
 from multibody.formulation import constraints
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
@@ -52,6 +53,8 @@ SAMPLES_PER_STEP = 8
 closes and opens again within one step is still seen)."""
 TIME_TOLERANCE = 1e-13
 """Absolute tolerance [s] of the event times."""
+COMPILED_FRAMES = 256
+"""Frames ``compiled_steps`` writes at most before it returns to have them stored."""
 ALPHA_METHODS = {"HHT": "HHT", "GALPHA": "generalized"}
 """Methods integrated by the alpha method on the index-3 form, and their variant (the others are
 BDF on the DAE form of their name)."""
@@ -110,7 +113,10 @@ class EventDrivenIntegrator:
         self._pending: _Event | None = None
         self._check_initial_gaps(state)
         self._packing = frame_packing(system)
-        self._rigid = rigid_bodies_only(system)
+        self._rigid_frames: RigidFrames | None = None
+        """the SI2 frames of a model of rigid bodies (``frame_at``), made with each formulation"""
+        self._frame_rows = np.empty((COMPILED_FRAMES, self._packing.width))
+        """where ``compiled_steps`` writes its frames"""
         none = np.zeros(len(self.contacts), dtype=bool)
         self._restart(self._resolve_contacts(state, 0.0, 0.0, none, none), after_event=False)
         self.first_frame = self.frame_at(state.t)
@@ -147,12 +153,34 @@ class EventDrivenIntegrator:
         else:
             y, y_dot, z = self.integrator.dense_state(t)
             q, v, x, dissipated, input_work = self.layout.split(self.problem.finalize(y))
-            acceleration, lam = self.layout.split(y_dot).v, z[: len(self.form.rows)]
-            if self._rigid:  # the same frame without evaluating what it does not read
-                return rigid_frame(self.form, q, v, t, x, lam, acceleration, dissipated, input_work, self._packing)
+            acceleration, lam = y_dot[q.size : q.size + v.size], z[: len(self.form.rows)]
+            if self._rigid_frames is not None:  # the same frame without evaluating what it does not read
+                return self._rigid_frames.frame(q, v, t, x, lam, acceleration, dissipated, input_work)
             evaluation = self.form.evaluate(q, v, t, x, lam)
         lam = lam[: len(self.system.rows)]
         return output_frame(self.form, evaluation, acceleration, lam, dissipated, input_work, self._packing)
+
+    def compiled_steps(self, output_times: FloatArray, next_output: int, reached: float) -> tuple[int, list]:
+        """Steps taken in compiled code (``multibody.analysis.stepping``) as far as they go, with the
+        frames of the output times they pass (``output_times`` from index ``next_output``; one is in
+        a step that ends less than ``reached`` [s] before it): ``(index of the next output time, the
+        frames)``. None are taken for models with force elements, driven rows or contacts, other body
+        kinds, or methods other than SI2, nor when the problem needs Python for the next step
+        (``MechanicalDAE.compiled_step``)."""
+        frames = self._rigid_frames
+        if frames is None or not frames.plain or len(self.contacts) or self.integrator.refresh_jacobian:
+            return next_output, []
+        solve = self.problem.compiled_step(self.integrator.newton_tolerance)
+        if solve is None:
+            return next_output, []
+        output = (output_times, next_output, reached, frames.model, frames.n_reactions)
+        reason, next_output, written = self.integrator.take_compiled_steps(
+            stepping.compiled_steps, solve, output, self._frame_rows
+        )
+        if reason == stepping.KEPT_FACTORS_FAILED:
+            self.problem.drop_kept_factors()
+        self.t_old, self.t = self.integrator.t_old, self.integrator.t
+        return next_output, [PackedFrame(self._packing, row) for row in self._frame_rows[:written]]
 
     def stats(self) -> dict[str, float]:
         """Integrator counters summed over the restarts, and the impact log (module docstring)."""
@@ -188,6 +216,8 @@ class EventDrivenIntegrator:
         # The layout of y (the same for both families of methods) and the failure diagnosis.
         self.layout = MechanicalDAE(self.form, "I3" if alpha else self.method)
         self.problem = Index3Mechanics(self.form) if alpha else self.layout
+        if self.method == "SI2" and rigid_bodies_only(self.system):
+            self._rigid_frames = RigidFrames(self.form, self._packing)
         evaluation, acceleration, lam = self._solved(state.q, state.v, state.t, state.x)
         if not np.all(np.isfinite(acceleration)):
             diagnosis = self.layout.diagnose(state.q, state.v, state.t)

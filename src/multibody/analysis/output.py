@@ -111,6 +111,86 @@ def rigid_bodies_only(system: System) -> bool:
     return system.modal is None and system.cables is None and system.rope_spans is None
 
 
+class RigidFrames:
+    """The frames of a model of rigid bodies (``rigid_bodies_only``) at its DAE variables, as
+    ``output_frame`` gives them at ``formulation.evaluate(q, v, t, x, lam)``, the same to the bit,
+    without evaluating what a frame does not read: one compiled pass (``rigid_frame_pass``) computes
+    the frames, twists and constraint coefficients as ``evaluate`` does (but no ``Phi``, ``G`` or
+    ``Q``) and writes the bodies', joints' and energies' entries; the force elements' loads are then
+    evaluated as in ``evaluate``. What the pass reads of the System is gathered once, here: a run
+    makes one and writes every frame with it (``EventDrivenIntegrator.frame_at``)."""
+
+    def __init__(self, formulation: CartesianFormulation, packing: FramePacking) -> None:
+        system, rows = formulation.system, formulation.rows
+        self.formulation, self.packing = formulation, packing
+        slices = packing.slices
+        self.model = (
+            _compiled_columns(packing),
+            np.array([slices[key].start for key in ENERGY_COLUMNS]),
+            system.marker_body,
+            system.marker_position,
+            system.marker_orientation,
+            rows.kernel_arrays,
+            np.ascontiguousarray(system.constraint_markers[:, 1]),
+            system.rows.element,
+            system.rows.i_marker,
+            system.rows.j_marker,
+            system.mass,
+            system.inertia,
+            system.gravity,
+        )
+        """what the compiled pass reads of the System (``rigid_frame_pass``'s ``model``)"""
+        self.n_reactions = len(system.rows)
+        """the multipliers of the system's rows, the first of the formulation's, are the reactions"""
+        self._no_drivers = (np.zeros(len(rows)), np.zeros(len(rows)))
+        """the driver values of rows without prescribed values (``ConstraintRows.prescribed``)"""
+        self.plain = not (len(system.force_names) or system.n_states or formulation.has_loads)
+        """whether the compiled pass writes the whole frame (no force elements or states: nothing for
+        ``_write_elements``)"""
+
+    def frame(
+        self,
+        q: FloatArray,
+        v: FloatArray,
+        t: float,
+        x: FloatArray,
+        lam: FloatArray,
+        acceleration: FloatArray,
+        dissipated: float,
+        input_work: float,
+    ) -> PackedFrame:
+        """The frame at positions ``q`` (7 nb,), velocities ``v`` and accelerations ``acceleration``
+        (6 nb,), time ``t`` [s], states ``x`` (nx,), the multipliers ``lam`` of the formulation's rows
+        (m,; the reactions are those of the system's, the first, rows), the net dissipated energy and
+        the input work [J]."""
+        formulation = self.formulation
+        system = formulation.system
+        f, f_dot = (
+            constraints.driver_values(formulation.rows, t, 1, q[system.n_frame_positions :])
+            if formulation.rows.prescribed
+            else self._no_drivers
+        )
+        frame = PackedFrame(self.packing)
+        reaction_multipliers = np.asarray(lam[: self.n_reactions], dtype=float)
+        p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W = rigid_frame_pass(
+            frame.row, q, v, acceleration, reaction_multipliers, f, f_dot, (t, dissipated, input_work), self.model
+        )
+        if self.plain:
+            return frame
+        frames, motion, loads = None, None, forces.NO_LOADS
+        if formulation.has_loads:
+            no_tail = q[system.n_frame_positions :]
+            frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(system, q)[1], p_WM_W, p_BM_W, R_WM, no_tail)
+            w_WB_B = kinematics.split_velocities(system, v)[1]
+            motion = Twist(v_WB_W, w_WB_W, w_WB_B, v_WM_W, w_WM_W, bias_WM_W, v[system.n_frame_velocities :])
+            loads = forces.element_loads(system, frames, motion, x, lam)
+            row, (_, kinetic, potential, total) = frame.row, self.model[1][:4]
+            row[potential] += loads.potential_energy
+            row[total] = row[kinetic] + row[potential]
+        _write_elements(frame, formulation, frames, motion, loads, x, reaction_multipliers)
+        return frame
+
+
 def rigid_frame(
     formulation: CartesianFormulation,
     q: FloatArray,
@@ -123,95 +203,63 @@ def rigid_frame(
     input_work: float,
     packing: FramePacking,
 ) -> PackedFrame:
-    """``output_frame`` at ``formulation.evaluate(q, v, t, x, lam)`` for a model of rigid bodies
-    (``rigid_bodies_only``), the same to the bit, without evaluating what a frame does not read:
-    one compiled pass (``_rigid_frame_pass``) computes the frames, twists and constraint
-    coefficients as ``evaluate`` does (but no ``Phi``, ``G`` or ``Q``) and writes the bodies' and
-    joints' entries; the force elements' loads are then evaluated as in ``evaluate``. ``lam``
-    (m,) are the multipliers of the formulation's rows, the reactions are those of the system's
-    (the first) rows."""
-    system, rows = formulation.system, formulation.rows
-    f, f_dot = constraints.driver_values(rows, t, 1, q[system.n_frame_positions :])
-    frame = PackedFrame(packing)
-    reaction_multipliers = np.asarray(lam[: len(system.rows)], dtype=float)
-    p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, kinetic, gravity = _rigid_frame_pass(
-        frame.row,
-        _compiled_columns(packing),
-        kinematics.frame_positions(system, q),
-        kinematics.frame_velocities(system, v),
-        kinematics.split_positions(system, q)[1],
-        system.marker_body,
-        *kinematics.marker_geometry(system, q),
-        rows.kernel_arrays,
-        f,
-        f_dot,
-        kinematics.frame_velocities(system, acceleration),
-        system.constraint_markers[:, 1],
-        system.rows.element,
-        system.rows.i_marker,
-        system.rows.j_marker,
-        reaction_multipliers,
-        system.mass,
-        system.inertia,
-        system.gravity,
-    )
-    frames, motion, loads = None, None, forces.NO_LOADS
-    if formulation.has_loads:
-        no_tail = q[system.n_frame_positions :]
-        frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(system, q)[1], p_WM_W, p_BM_W, R_WM, no_tail)
-        w_WB_B = kinematics.split_velocities(system, v)[1]
-        motion = Twist(v_WB_W, w_WB_W, w_WB_B, v_WM_W, w_WM_W, bias_WM_W, v[system.n_frame_velocities :])
-        loads = forces.element_loads(system, frames, motion, x, lam)
-    potential = gravity + loads.potential_energy
-    _finish_frame(
-        frame,
-        formulation,
-        frames,
-        motion,
-        loads,
-        x,
-        reaction_multipliers,
-        t,
-        kinetic,
-        potential,
-        dissipated,
-        input_work,
-    )
-    return frame
+    """One frame of a model of rigid bodies (``RigidFrames.frame``; a run makes its ``RigidFrames``
+    once)."""
+    return RigidFrames(formulation, packing).frame(q, v, t, x, lam, acceleration, dissipated, input_work)
+
+
+ENERGY_COLUMNS = (
+    "time",
+    "energy/kinetic",
+    "energy/potential",
+    "energy/total",
+    "energy/dissipated",
+    "work/input",
+)
+"""The scalar entries ``rigid_frame_pass`` writes, in the order of its energy columns."""
 
 
 @njit(cache=True)
-def _rigid_frame_pass(
+def rigid_frame_pass(
     row: FloatArray,
-    columns: np.ndarray,
     q: FloatArray,
     v: FloatArray,
-    e_WB: FloatArray,
-    marker_body: np.ndarray,
-    marker_position: FloatArray,
-    marker_orientation: FloatArray,
-    rows: tuple,
+    acceleration: FloatArray,
+    lam: FloatArray,
     f: FloatArray,
     f_dot: FloatArray,
-    frame_acceleration: FloatArray,
-    j_marker: np.ndarray,
-    element: np.ndarray,
-    row_i_marker: np.ndarray,
-    row_j_marker: np.ndarray,
-    lam: FloatArray,
-    mass: FloatArray,
-    inertia: FloatArray,
-    gravity: FloatArray,
+    scalars: tuple,
+    model: tuple,
 ) -> tuple:
-    """``rigid_frame``'s compiled part: the frames, twists and body coefficients at ``(q (7 nb,),
-    v (6 nb,))`` for the formulation's ``rows`` (``ConstraintRows.kernel_arrays``) with driver
-    values ``f``, ``f_dot``, computed as ``cartesian_kernel.evaluate_rigid`` computes them, and
-    ``_fill_frame`` with them (reactions of the system's rows ``element``, ``row_i_marker``,
-    ``row_j_marker`` at multipliers ``lam``). Returns ``(p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM,
-    v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, kinetic energy, gravity potential)``."""
+    """``RigidFrames.frame``'s compiled part: the frames, twists and body coefficients at ``(q (7 nb,),
+    v (6 nb,))`` for the formulation's rows with driver values ``f``, ``f_dot``, computed as
+    ``cartesian_kernel.evaluate_rigid`` computes them, and ``_fill_frame`` with them (reactions of the
+    system's rows at multipliers ``lam``); then the time, energies and work (``ENERGY_COLUMNS``, from
+    ``scalars = (t [s], dissipated [J], input work [J])``, the potential energy gravity's). ``model``:
+    ``RigidFrames._model``. Returns ``(p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W,
+    w_WM_W, bias_WM_W)``."""
+    (
+        columns,
+        energy_columns,
+        marker_body,
+        marker_position,
+        marker_orientation,
+        rows,
+        j_marker,
+        element,
+        row_i_marker,
+        row_j_marker,
+        mass,
+        inertia,
+        gravity,
+    ) = model
+    n_frames = 7 * mass.size
     i_marker, j_marker_rows = rows[1], rows[2]
-    p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM = rigid.marker_frames(q, marker_body, marker_position, marker_orientation)
-    v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W = rigid.marker_twists(v, R_WB, marker_body, p_BM_W)
+    p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM = rigid.marker_frames(
+        q[:n_frames], marker_body, marker_position, marker_orientation
+    )
+    frame_velocity = v[: 6 * mass.size]
+    v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W = rigid.marker_twists(frame_velocity, R_WB, marker_body, p_BM_W)
     marker_coefficients = row_kernels(
         rows[0], i_marker, j_marker_rows, rows[3], rows[4], rows[5], f, f_dot, R_WM, p_WM_W
     )[2]
@@ -221,10 +269,10 @@ def _rigid_frame_pass(
         columns,
         p_WB_W,
         v_WB_W,
-        e_WB,
+        q[:n_frames].reshape(-1, 7)[:, 3:],
         R_WB,
         w_WB_W,
-        frame_acceleration,
+        acceleration[: 6 * mass.size],
         R_WM,
         j_marker,
         element,
@@ -237,12 +285,16 @@ def _rigid_frame_pass(
         coefficients[:, 2],
         coefficients[:, 3],
         lam,
-        v,
+        frame_velocity,
         mass,
         inertia,
         gravity,
     )
-    return p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W, kinetic, potential
+    t, dissipated, input_work = scalars
+    time, kinetic_energy, potential_energy, total_energy, dissipated_energy, work = energy_columns
+    row[time], row[kinetic_energy], row[potential_energy] = t, kinetic, potential
+    row[total_energy], row[dissipated_energy], row[work] = kinetic + potential, dissipated, input_work
+    return p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W
 
 
 def _packed_frame(
@@ -301,13 +353,15 @@ def _packed_frame(
     else:
         kinetic = 0.5 * float(v @ (mass_matrix @ v))  # formulation.kinetic_energy, in one product
         potential = formulation.potential_energy(frames, loads)
-    _finish_frame(
-        frame, formulation, frames, motion, loads, x, lam, frames.t, kinetic, potential, dissipated, input_work
-    )
+    slices = frame.packing.slices
+    energies = (frames.t, kinetic, potential, kinetic + potential, dissipated, input_work)
+    for key, value in zip(ENERGY_COLUMNS, energies, strict=True):
+        frame.row[slices[key].start] = value
+    _write_elements(frame, formulation, frames, motion, loads, x, lam)
     return frame
 
 
-def _finish_frame(
+def _write_elements(
     frame: PackedFrame,
     formulation: CartesianFormulation,
     frames: Pose | None,
@@ -315,23 +369,12 @@ def _finish_frame(
     loads: forces.ElementLoads,
     x: FloatArray,
     lam: FloatArray,
-    t: float,
-    kinetic: float,
-    potential: float,
-    dissipated: float,
-    input_work: float,
 ) -> None:
-    """Write the entries ``_fill_frame`` does not: time [s], energies and work [J], the force
-    elements' loads, the first-order states, the modal and cable coordinates and the contact
-    quantities (``frames`` and ``motion`` are read for the last two only: None will do for a model
-    of rigid bodies without force elements)."""
-    system, row, slices = formulation.system, frame.row, frame.packing.slices
-    row[slices["time"].start] = t
-    row[slices["energy/kinetic"].start] = kinetic
-    row[slices["energy/potential"].start] = potential
-    row[slices["energy/total"].start] = kinetic + potential
-    row[slices["energy/dissipated"].start] = dissipated
-    row[slices["work/input"].start] = input_work
+    """Write the entries neither ``_fill_frame`` nor the energies are: the force elements' loads, the
+    first-order states, the modal and cable coordinates and the contact quantities (``frames`` and
+    ``motion`` are read for the last two only: None will do for a model of rigid bodies without
+    force elements)."""
+    system = formulation.system
     if len(system.force_names):
         frame["force/force"] = loads.force_W
         frame["force/torque"] = loads.torque_W

@@ -4,7 +4,7 @@ and on an error keep what was computed and say where it stopped."""
 from __future__ import annotations
 
 import time as wallclock
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -14,6 +14,12 @@ from multibody.results import Results, ResultsLayout, ResultsWriter
 from multibody.solve.integrators.base import IntegrationError
 
 Frame = Mapping[str, np.ndarray]
+
+
+CompiledSteps = Callable[[np.ndarray, int, float], tuple[int, Sequence[Frame]]]
+"""``(output times [s], index of the next, closeness [s]) -> (index of the next output time, frames)``:
+steps taken in compiled code with the frames of the output times they pass
+(``EventDrivenIntegrator.compiled_steps``)."""
 
 
 class SteppingIntegrator(Protocol):
@@ -35,9 +41,12 @@ def integrate_to_output(
     output_step: float,
     output: str | None,
     progress: bool,
+    compiled_steps: CompiledSteps | None = None,
 ) -> Results:
     """Step ``integrator`` from its time to ``t_end`` [s], appending ``first_frame`` and then
-    ``frame_at(t)`` (interpolated within the last step) every ``output_step`` [s].
+    ``frame_at(t)`` (interpolated within the last step) every ``output_step`` [s]. With
+    ``compiled_steps`` (``EventDrivenIntegrator.compiled_steps``), the steps and frames it takes in
+    compiled code come first, ``integrator.step`` taking the steps it leaves.
 
     ``output`` is an optional HDF5 path written while the run goes. On an integrator error or a
     raising user law the results so far are closed with status "failed" and an ``AnalysisError``
@@ -45,7 +54,8 @@ def integrate_to_output(
     """
     t0 = integrator.t
     count = int(np.floor((t_end - t0) / output_step + 1e-9))
-    output_times = (t0 + output_step * np.arange(1, count + 1)).tolist()
+    output_array = t0 + output_step * np.arange(1, count + 1)
+    output_times = output_array.tolist()
     reached = 1e-12 * max(1.0, t_end)  # an output time this close after the step's end is in the step
     started = wallclock.perf_counter()
 
@@ -65,12 +75,25 @@ def integrate_to_output(
     next_output = 0
     try:
         writer.append(first_frame)
-        while integrator.t < t_end:
-            integrator.step()
-            bar.update(integrator.t - integrator.t_old)
+
+        def write_frames(next_output: int) -> int:
+            """Append the frames of the output times from ``next_output`` within the last step."""
             while next_output < count and output_times[next_output] <= integrator.t + reached:
                 writer.append(frame_at(output_times[next_output]))
                 next_output += 1
+            return next_output
+
+        while integrator.t < t_end:
+            t_before = integrator.t
+            if compiled_steps is not None:
+                next_output, frames = compiled_steps(output_array, next_output, reached)
+                for frame in frames:
+                    writer.append(frame)
+                next_output = write_frames(next_output)  # those of their last step they had no room for
+            if integrator.t < t_end:
+                integrator.step()
+                next_output = write_frames(next_output)
+            bar.update(integrator.t - t_before)
     except Exception as error:
         # The integrator gave up, or a user law raised: keep what was computed and say where.
         if isinstance(error, IntegrationError):

@@ -41,8 +41,8 @@ On those compiled paths, for dense models of cables and moving-node ropes and fo
 bodies, the factors are kept
 across steps (modified Newton, as in ADAMS and Exudyn) while the step coefficient ``c`` stays within
 ``REUSE_STEP_CHANGE`` of theirs; should Newton fail with kept factors, the step is retried at once
-with fresh ones (``K`` and ``C`` are kept either way), and those of small models are also renewed
-after a step that converged slowly with them (``REUSE_SLOW_ITERATIONS``, ``RENEWING_SIZE``). Other
+with fresh ones (``K`` and ``C`` are kept either way); they are not renewed after a step that
+converged slowly with them (``RENEWING_SIZE``, the alpha methods' rule, says why). Other
 models (sparse models of cables or ropes, state coupling: measured slower with kept factors)
 factorize once per step. Reuse works
 because Newton starts from the multipliers that the BDF polynomials predict at the step's end
@@ -96,11 +96,16 @@ REUSE_STEP_CHANGE = 0.2
 factors of an earlier step (modified Newton, ``MechanicalDAE.correct``)."""
 REUSE_SLOW_ITERATIONS = 3
 """Iterations from which a step of a small model (``RENEWING_SIZE``) with kept factors counts as
-converging slowly, so that the next step factorizes afresh."""
+converging slowly, so that the next step factorizes afresh (the alpha methods, ``index3_alpha``)."""
 RENEWING_SIZE = 200
 """Unknowns (velocities and multipliers) below which a factorization costs about one iteration
-(free slider-crank: 35; 10-link chain: 110), so that factors are renewed after a slow step; larger
-models (chains of 50 and 200 links: 8 and 3 % slower with renewal) keep them until they fail."""
+(free slider-crank: 35; 10-link chain: 110), so that the alpha methods renew their factors after a
+slow step; larger models (chains of 50 and 200 links: 8 and 3 % slower with renewal) keep them until
+they fail. BDF keeps them until they fail at any size: its steps compiled whole
+(``multibody.analysis.stepping``), a factorization with the Python around it costs several of its
+iterations, and without renewals the free slider-crank at the default rtol takes 1143 steps with 43
+factorizations in 0.059 s, against 1111 steps with 370 in 0.067 s (chain of 2 links: 66 factorizations
+against 109, 8 % faster; of 10: 124 against 196, 3 % faster)."""
 WELL_CONDITIONED = 1e-3
 """Smallest to largest singular value of the constraint Jacobian above which a Newton failure is not
 blamed on the constraints (a lock-up or dead centre drives it towards 0)."""
@@ -160,6 +165,8 @@ class MechanicalDAE:
         """signs of the position round-off in ``_velocity_roundoff`` (a seeded draw: no special direction)"""
         self._no_gram = (np.zeros((0, 0)), np.zeros(0, np.int32))
         """the factors of ``G G^T`` passed to the compiled iterations when there is none (I3, no rows)"""
+        self._no_drivers = (np.zeros(self.m), np.zeros(self.m))
+        """the driver values of rows without prescribed values (``ConstraintRows.prescribed``)"""
         self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
         """``(element_wrench, state_rate)`` of a model without force elements"""
         self._kept_factors: tuple | None = None
@@ -225,7 +232,9 @@ class MechanicalDAE:
         coupling = self._jacobians[2]
         stabilized = self.form == "SI2"
         # the compiled rigid iterations' arguments (the other kinds evaluate in Python, drivers included)
-        f, f_dot = constraints.driver_values(form.rows, t, 1) if system.rigid_only else (None, None)
+        f, f_dot = (None, None) if not system.rigid_only else self._no_drivers
+        if system.rigid_only and form.rows.prescribed:
+            f, f_dot = constraints.driver_values(form.rows, t, 1)
         arguments = (form.kernel_system, form.rows.kernel_arrays, f, f_dot)
         pattern = form.assembler.pattern
         # Rigid bodies with dense matrices and no state coupling: the matrices from one compiled call,
@@ -320,7 +329,7 @@ class MechanicalDAE:
         # Modified Newton (without state coupling, away from singular positions): first with the
         # factors of an earlier step at a step coefficient within REUSE_STEP_CHANGE of c (module
         # docstring); should that fail, afresh.
-        iteration, factorizations = 0, 0
+        iteration, factorizations, retried = 0, 0, 0
         kept = self._kept_factors
         converged = False
         # rigid models, dense models of cables and ropes (measured: the rope crane's steps 1.8x cheaper)
@@ -338,8 +347,7 @@ class MechanicalDAE:
         ):
             iterations, norm, converged, y, z = newton(self._no_weak, 0.0, *kept[1:])
             iteration = iterations
-            if iterations >= REUSE_SLOW_ITERATIONS and self.nv + self.m < RENEWING_SIZE:
-                self._kept_factors = None
+            retried = 0 if converged else iterations
         if not converged:
             factorizations = 1
             try:
@@ -373,7 +381,51 @@ class MechanicalDAE:
             return Correction(
                 predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t, c), factorizations
             )
-        return Correction(y, z, True, iteration, norm, factorizations=factorizations)
+        return Correction(
+            y, z, True, iteration - retried, norm, factorizations=factorizations, retried_iterations=retried
+        )
+
+    def compiled_step(self, tolerance: float) -> tuple | None:
+        """What compiled stepping (``multibody.analysis.stepping.compiled_steps``'s ``solve``) needs to
+        take the next steps with the kept factors at Newton's ``tolerance``, or None when a step needs
+        Python here: no kept factors (dense, ``kernel_factors``), nearly dependent rows taken as in I3,
+        force elements, state coupling, other body kinds, or rows whose prescribed values change."""
+        form, system, kept = self.formulation, self.formulation.system, self._kept_factors
+        if (
+            kept is None
+            or self._index3_rows
+            or not system.rigid_only
+            or form.has_loads
+            or form.rows.prescribed
+            or self._jacobians is None
+            or self._jacobians[2] is not None
+        ):
+            return None
+        matrix_factors = kept[1].kernel_factors
+        gram_factors = kept[2].kernel_factors if kept[2] is not None else self._no_gram
+        if matrix_factors is None or gram_factors is None:
+            return None
+        return (
+            kept[0],
+            REUSE_STEP_CHANGE,
+            (self.nq, self.nv, self.nx, self.m),
+            self.form == "SI2",
+            form.kernel_system,
+            form.rows.kernel_arrays,
+            *self._no_drivers,
+            self._no_loads,
+            form.assembler.pattern,
+            (matrix_factors, gram_factors),
+            self._stiffness,
+            self._no_weak,
+            (tolerance, self.max_iterations, ROUNDOFF_FRACTION, 0.0),
+            QUADRATURES,
+            system.n_frame_positions,
+        )
+
+    def drop_kept_factors(self) -> None:
+        """Factorize afresh at the next step (compiled stepping found the kept factors failing)."""
+        self._kept_factors = None
 
     def _newton_start(
         self, predicted: FloatArray, base: FloatArray, c: float, z_guess: FloatArray

@@ -85,6 +85,12 @@ class ConstraintRows:
         """Indices of the rows with a prescribed joint coordinate."""
         return tuple(r for r, function in enumerate(self.driver) if function is not None)
 
+    @cached_property
+    def prescribed(self) -> bool:
+        """Whether any row has a prescribed value that changes (a driver's function of time, or a
+        coordinate it reads); if not, ``constraints.driver_values`` is zero at any time."""
+        return bool(self.driver_rows) or self.coordinate is not None
+
     def subset(self, rows: IntArray) -> ConstraintRows:
         """The rows ``rows`` (indices), same order."""
         return ConstraintRows(

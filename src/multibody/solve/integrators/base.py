@@ -42,6 +42,10 @@ class Correction:
     it costs work (it is called only if the integrator gives up: ``failure_text``)"""
     factorizations: int = 1
     """iteration matrices factorized for this solve (0 when it reused an earlier step's factors)"""
+    retried_iterations: int = 0
+    """iterations spent before ``iterations`` with the factors of an earlier step, which failed: counted
+    in the statistics, not in the step size's safety factor (they say the factors were stale, not that
+    the step was long)"""
 
 
 def failure_text(diagnosis: str | Callable[[], str]) -> str:
@@ -90,6 +94,8 @@ class Statistics:
     newton_failures: int = 0
     jacobian_evaluations: int = 0
     factorizations: int = 0
+    compiled_steps: int = 0
+    """steps of ``steps`` taken by compiled stepping (``BDF.take_compiled_steps``)"""
 
     def as_dict(self) -> dict[str, float]:
         """Plain dict for ``Results.stats``."""

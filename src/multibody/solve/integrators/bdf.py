@@ -25,6 +25,8 @@ among the many that are not, and the default tolerance let a free slider-crank d
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numba import njit
 
@@ -42,12 +44,12 @@ EPS = float(np.finfo(float).eps)
 
 
 @njit(cache=True)
-def weighted_max_norm(scale: float, x: FloatArray, weights: FloatArray) -> float:
-    """``max_norm(scale * x * weights)`` in one pass (once per step: NumPy's temporaries cost more
-    than the arithmetic for the vectors of most models); NaN when any product is NaN."""
+def weighted_max_distance(scale: float, x: FloatArray, reference: FloatArray, weights: FloatArray) -> float:
+    """``max_norm(scale * (x - reference) * weights)`` in one pass (once per step: NumPy's temporaries
+    cost more than the arithmetic for the vectors of most models); NaN when any product is NaN."""
     largest = 0.0
     for i in range(x.size):
-        value = abs(scale * x[i] * weights[i])
+        value = abs(scale * (x[i] - reference[i]) * weights[i])
         if np.isnan(value):
             return np.nan
         largest = max(largest, value)
@@ -68,7 +70,7 @@ def _difference_rescaling(order: int, factor: float) -> FloatArray:
 
 
 @njit(cache=True)
-def _rescale_differences(differences: FloatArray, order: int, factor: float) -> None:
+def rescale_differences(differences: FloatArray, order: int, factor: float) -> None:
     """Rescale the backward differences (rows ``0..order`` of ``differences``) for a step ``factor``
     times the last, in place: ``D <- (R(factor) R(1))^T D``."""
     RU = _difference_rescaling(order, factor) @ _difference_rescaling(order, 1.0)
@@ -84,13 +86,14 @@ def _order_change(
     ``order - 1 .. order + 1`` whose error estimate (from the differences ``D``) allows the longest
     next step, and that step's factor before the safety factor: ``(order, factor)``."""
     best_order, best_factor = order, 0.0
+    zero = np.zeros(D.shape[1])
     for candidate in range(order - 1, order + 2):
         if candidate < 1 or candidate > max_order:
             continue
         if candidate == order:
             error = error_norm
         else:
-            error = weighted_max_norm(error_constant[candidate], D[candidate + 1], weights)
+            error = weighted_max_distance(error_constant[candidate], D[candidate + 1], zero, weights)
         factor = np.inf if error == 0.0 else error ** (-1.0 / (candidate + 1))
         if factor > best_factor:
             best_order, best_factor = candidate, factor
@@ -98,7 +101,7 @@ def _order_change(
 
 
 @njit(cache=True)
-def _predict(
+def predict(
     D: FloatArray, carried: FloatArray, order: int, gamma: FloatArray, alpha: float
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """The prediction of a step of ``order`` from the backward differences: ``(y predicted
@@ -149,10 +152,13 @@ def _add_step(
     c: float,
     z: FloatArray,
     y_projected: FloatArray,
+    last_differences: FloatArray,
+    last_carried: FloatArray,
 ) -> None:
     """Take an accepted step of ``order`` into the backward differences in place: of ``y`` (``D``)
     and of the rate ``(y - base) / c`` and ``z`` (``carried``); the projected ``y_projected`` moves
-    ``D_0`` only (``BDF.step``)."""
+    ``D_0`` only (``BDF.step``). Rows ``0..order`` of both go to ``last_differences`` and
+    ``last_carried``, the step's dense output."""
     _push(D, order, y)
     n = y.size
     companions = np.empty(carried.shape[1])
@@ -161,10 +167,56 @@ def _add_step(
     _push(carried, order, companions)
     for k in range(n):
         D[0, k] += y_projected[k] - y[k]
+    last_differences[: order + 1] = D[: order + 1]
+    last_carried[: order + 1] = carried[: order + 1]
 
 
 @njit(cache=True)
-def _newton_form(differences: FloatArray, order: int, t: float, t_end: float, h: float) -> FloatArray:
+def accept_step(
+    D: FloatArray,
+    carried: FloatArray,
+    order: int,
+    y: FloatArray,
+    base: FloatArray,
+    c: float,
+    z: FloatArray,
+    y_projected: FloatArray,
+    last_differences: FloatArray,
+    last_carried: FloatArray,
+    equal_steps: int,
+    error_norm: float,
+    weights: FloatArray,
+    error_constant: FloatArray,
+    max_order: int,
+    safety: float,
+    max_factor: float,
+) -> tuple[int, int, float]:
+    """Take an accepted step of ``order`` (``_add_step``, the ``equal_steps``-th of its size before
+    it) and, after ``order + 1`` steps of one size, choose the next step's order and size from its
+    weighted error ``error_norm`` (``_order_change``, ``safety`` times the factor it allows, at most
+    ``max_factor``), the differences rescaled to it in place. Returns ``(order, equal steps,
+    factor of the step size)``; ``BDF.step`` and compiled stepping (``multibody.analysis.stepping``)
+    share it."""
+    _add_step(D, carried, order, y, base, c, z, y_projected, last_differences, last_carried)
+    equal_steps += 1
+    if equal_steps < order + 1:
+        return order, equal_steps, 1.0
+    order, factor = _order_change(D, order, error_norm, weights, error_constant, max_order)
+    factor = min(max_factor, safety * factor)
+    rescale_differences(D, order, factor)
+    rescale_differences(carried, order, factor)
+    return order, 0, factor
+
+
+@njit(cache=True)
+def newton_safety(newton_max_iterations: int, iterations: int) -> float:
+    """The safety factor of a step-size change after a step whose Newton took ``iterations``: 0.9,
+    less for a slow solve (scipy's BDF)."""
+    return 0.9 * (2 * newton_max_iterations + 1) / (2 * newton_max_iterations + iterations)
+
+
+@njit(cache=True)
+def newton_form(differences: FloatArray, order: int, t: float, t_end: float, h: float) -> FloatArray:
     """The polynomial of the backward differences ``differences`` (rows ``0..order``, for steps
     ``h`` ending at ``t_end``) at ``t``, in the Newton form term by term."""
     value = differences[0].copy()
@@ -233,23 +285,26 @@ class BDF:
         their higher differences start at zero: constant before t0"""
         self._carried[0] = np.concatenate([y_dot0, self.z])
         self.refresh_jacobian = True
-        self._last_differences = self.D[:1].copy()
-        self._last_carried = self._carried[:1].copy()
+        self._last_differences = self.D.copy()
+        """the last step's ``D`` (rows ``0..order_of_last_step`` are its dense output's)"""
+        self._last_carried = self._carried.copy()
+        """the last step's ``_carried`` (rows ``0..order_of_last_step``)"""
         self.order_of_last_step = 0
 
     def _rescale(self, factor: float) -> None:
-        _rescale_differences(self.D, self.order, factor)
-        _rescale_differences(self._carried, self.order, factor)
+        rescale_differences(self.D, self.order, factor)
+        rescale_differences(self._carried, self.order, factor)
         self.h *= factor
         self.n_equal_steps = 0
 
     def step(self) -> None:
         """Advance one accepted step (``t_old`` -> ``t``); raises ``IntegrationError``."""
-        t, order = self.t, self.order
+        t, order, problem, stats = self.t, self.order, self.problem, self.stats
         min_step = 10.0 * EPS * max(abs(t), 1.0)
-        longest = min(self.max_step, self.problem.step_limit(t, self.y))
+        longest = min(self.max_step, problem.step_limit(t, self.y))
         if self.h > longest:
             self._rescale(max(longest, min_step) / self.h)
+        D, carried, alpha = self.D, self._carried, self.alpha[order]
         while True:
             if self.h < min_step:
                 raise IntegrationError(
@@ -257,23 +312,22 @@ class BDF:
                 )
             if t + self.h > self.t_bound:
                 self._rescale((self.t_bound - t) / self.h)
-            t_new = min(self.t_bound, t + self.h)
             h = self.h
-            self.stall.attempt(t, h, self.stats.steps)
-            D = self.D
-            predicted, base, z_predicted = _predict(D, self._carried, order, self.gamma, self.alpha[order])
-            weights = self.problem.error_weights(predicted, h, self.rtol, self.atol)
-            c = h / self.alpha[order]
+            t_new = min(self.t_bound, t + h)
+            self.stall.attempt(t, h, stats.steps)
+            predicted, base, z_predicted = predict(D, carried, order, self.gamma, alpha)
+            weights = problem.error_weights(predicted, h, self.rtol, self.atol)
+            c = h / alpha
             refreshed = self.refresh_jacobian
-            correction = self.problem.correct(
+            correction = problem.correct(
                 t_new, predicted, base, c, z_predicted, weights, self.newton_tolerance, refreshed
             )
             self.refresh_jacobian = False
-            self.stats.newton_iterations += correction.iterations
-            self.stats.factorizations += correction.factorizations
-            self.stats.jacobian_evaluations += int(refreshed)
+            stats.newton_iterations += correction.iterations + correction.retried_iterations
+            stats.factorizations += correction.factorizations
+            stats.jacobian_evaluations += refreshed
             if not correction.converged:
-                self.stats.newton_failures += 1
+                stats.newton_failures += 1
                 self.stall.newton_failed(t_new, correction.diagnosis)
                 if not refreshed:
                     self.refresh_jacobian = True
@@ -292,39 +346,76 @@ class BDF:
             # (``D[0]`` below). Taken into the differences, each projection -- a jump of the size
             # of the tolerance, whatever the step -- read as a large derivative, and on a closed
             # loop projected every few steps the step collapsed.
-            d = correction.y - predicted
-            error_norm = weighted_max_norm(self.error_constant[order], d, weights)
-            y_new = self.problem.finalize(correction.y)
+            error_norm = weighted_max_distance(self.error_constant[order], correction.y, predicted, weights)
             if not np.isfinite(error_norm):
                 raise IntegrationError(
                     f"the solution became non-finite at t = {t_new:.6g} s with step size {h:.3g} s", t_new, h
                 )
+            safety = newton_safety(self.newton_max_iterations, correction.iterations)
             if error_norm > 1.0:
-                self.stats.rejected_steps += 1
-                self.stall.error_test_failed(t_new, self.problem, self.error_constant[order] * d * weights)
-                safety = (
-                    0.9
-                    * (2 * self.newton_max_iterations + 1)
-                    / (2 * self.newton_max_iterations + correction.iterations)
-                )
+                stats.rejected_steps += 1
+                weighted_error = self.error_constant[order] * (correction.y - predicted) * weights
+                self.stall.error_test_failed(t_new, problem, weighted_error)
                 self._rescale(max(self.min_factor, safety * error_norm ** (-1.0 / (order + 1))))
                 continue
             break
 
-        self.stats.steps += 1
-        self.n_equal_steps += 1
+        y_new = problem.finalize(correction.y)
+        stats.steps += 1
         self.t_old, self.t = t, t_new
         self.y, self.z = y_new, correction.z
-        # y = base + c dy/dt: the rate the corrector solved for goes into its differences
-        _add_step(D, self._carried, order, correction.y, base, c, correction.z, y_new)
-        self._last_differences = D[: order + 1].copy()
-        self._last_carried = self._carried[: order + 1].copy()
         self.order_of_last_step = order
-        if self.n_equal_steps < order + 1:
-            return
-        self.order, factor = _order_change(D, order, error_norm, weights, self.error_constant, self.max_order)
-        safety = 0.9 * (2 * self.newton_max_iterations + 1) / (2 * self.newton_max_iterations + correction.iterations)
-        self._rescale(min(self.max_factor, safety * factor))
+        # y = base + c dy/dt: the rate the corrector solved for goes into its differences
+        self.order, self.n_equal_steps, factor = accept_step(
+            D,
+            carried,
+            order,
+            correction.y,
+            base,
+            c,
+            correction.z,
+            y_new,
+            self._last_differences,
+            self._last_carried,
+            self.n_equal_steps,
+            error_norm,
+            weights,
+            self.error_constant,
+            self.max_order,
+            safety,
+            self.max_factor,
+        )
+        self.h *= factor
+
+    def take_compiled_steps(self, steps: Callable[..., tuple], solve: tuple, output: tuple, rows: FloatArray) -> tuple:
+        """Steps taken in compiled code by ``steps`` (``multibody.analysis.stepping.compiled_steps``, which
+        takes the problem's ``solve`` and the frames' ``output`` and writes frames to ``rows``) from this
+        BDF's state, which they update as ``step`` would have: ``(why it returned, index of the next
+        output time, frames written)``."""
+        control = (self.t, self.h, self.order, self.n_equal_steps, self.t_bound, self.max_step, self.stall.min_step)
+        rules = (
+            self.gamma,
+            self.alpha,
+            self.error_constant,
+            self.max_order,
+            self.min_factor,
+            self.max_factor,
+            self.newton_max_iterations,
+            self.rtol,
+            self.atol,
+        )
+        differences = (self.D, self._carried, self._last_differences, self._last_carried)
+        outcome = steps(differences, control, rules, solve, output, rows)
+        reason, t_old, t, h, order, equal_steps, order_of_last_step, taken, rejected, iterations = outcome[:10]
+        next_output, written, y, z = outcome[10:]
+        self.h, self.order, self.n_equal_steps = h, order, equal_steps
+        self.stats.steps += taken
+        self.stats.compiled_steps += taken
+        self.stats.rejected_steps += rejected
+        self.stats.newton_iterations += iterations
+        if taken:
+            self.t_old, self.t, self.order_of_last_step, self.y, self.z = t_old, t, order_of_last_step, y, z
+        return reason, next_output, written
 
     def dense_output(self, t: float | FloatArray) -> FloatArray:
         """Solution interpolated at ``t`` within the last step ``[t_old, t]``: (n,) or (len(t), n)."""
@@ -332,18 +423,18 @@ class BDF:
         h = self.t - self.t_old
         differences = self._last_differences
         if np.ndim(t) == 0:  # one instant (an output frame)
-            return _newton_form(differences, order, float(t), self.t, h)
+            return newton_form(differences, order, float(t), self.t, h)
         shift = self.t - h * np.arange(order)
         denominator = h * (1.0 + np.arange(order))
         times = np.asarray(t, dtype=float)
         x = (times[:, None] - shift) / denominator
         products = np.cumprod(x, axis=1)
-        return differences[0] + products @ differences[1:]
+        return differences[0] + products @ differences[1 : order + 1]
 
     def dense_state(self, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``(y, dy/dt, z)`` interpolated at one instant ``t`` of the last step ``[t_old, t]``
         (module docstring); at the step's end the rate is the corrector's and ``z`` its
         algebraic variables; before any step, ``y0``, ``y_dot0`` and ``z0``."""
         order, h, n = self.order_of_last_step, self.t - self.t_old, self.y.size
-        carried = _newton_form(self._last_carried, order, float(t), self.t, h)
-        return _newton_form(self._last_differences, order, float(t), self.t, h), carried[:n], carried[n:]
+        carried = newton_form(self._last_carried, order, float(t), self.t, h)
+        return newton_form(self._last_differences, order, float(t), self.t, h), carried[:n], carried[n:]

@@ -1,0 +1,201 @@
+"""Compiled stepping: BDF steps of a plain model of rigid bodies under SI2, with their output frames,
+in one compiled call.
+
+A plain model (rigid bodies, joints, no force elements, no driven rows: a chain, a free slider-crank)
+has a whole BDF step's solve compiled (``dae_kernel.compiled_correction``), so what is left of a step
+in Python -- the step's control, the problem's choice of factors, the output frames -- costs more than
+the step itself (some 40 us against 10 us for a two-link chain). ``compiled_steps`` takes the steps
+that need nothing else: those with the factors kept from an earlier step (``MechanicalDAE``'s
+modified Newton, within ``REUSE_STEP_CHANGE`` of their step coefficient), with the same prediction,
+error test, step-size and order choice as ``BDF.step`` (``bdf.predict``, ``bdf.accept_step``), and
+writes the frames of the output times they pass from the dense output, as
+``EventDrivenIntegrator.frame_at`` does (``output.RigidFrames``). It returns to Python for everything
+else -- a factorization, a Newton failure, the last step to ``t_end``, a step longer than
+``max_step`` or shorter than ``min_step`` -- and ``BDF.step`` takes that step as before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from multibody.analysis.output import rigid_frame_pass
+from multibody.formulation import dae_kernel
+from multibody.formulation.bodies import rigid
+from multibody.solve.integrators.bdf import (
+    EPS,
+    accept_step,
+    newton_form,
+    newton_safety,
+    predict,
+    rescale_differences,
+    weighted_max_distance,
+)
+from multibody.solve.newton import CONVERGED
+from multibody.spatial.rotations import FloatArray
+
+UNTAKEN, FRAMES_FULL, KEPT_FACTORS_FAILED = 0, 1, 2
+"""Why ``compiled_steps`` returned: a step it does not take (Python's ``BDF.step`` takes it), the
+frame rows are full, or Newton failed with the kept factors (the step needs fresh ones)."""
+
+
+@njit(cache=True)
+def compiled_steps(
+    differences: tuple,
+    control: tuple,
+    rules: tuple,
+    solve: tuple,
+    output: tuple,
+    frame_rows: FloatArray,
+) -> tuple:
+    """BDF steps from the state ``differences = (D, carried, last D, last carried)`` (``BDF``'s arrays,
+    updated in place) and ``control = (t [s], h [s], order, equal steps, t_bound [s], max_step [s],
+    min_step [s])``, with ``rules = (gamma, alpha, error constants, max order, min factor, max factor,
+    Newton's max iterations, rtol, atol)`` (``BDF``'s), the problem's ``solve = (kept c, step change,
+    sizes, stabilized, system, rows, f, f_dot, no loads, pattern, factors, stiffness, no weak rows,
+    convergence, quadratures, position count of the frames)`` (``MechanicalDAE.compiled_step``) and the
+    frames' ``output = (output times [s], index of the next, how close after a step's end an output
+    time is in it [s], frame model, reaction rows)`` (``RigidFrames.model``, ``RigidFrames.n_reactions``),
+    the frames going to ``frame_rows`` (k, width).
+
+    Returns ``(reason, t_old, t, h, order, equal steps, order of the last step, steps, rejected steps,
+    Newton iterations, index of the next output time, frames written, y, z)``."""
+    D, carried, last_differences, last_carried = differences
+    t, h, order, equal_steps, t_bound, max_step, min_step = control
+    gamma, alpha, error_constant, max_order, min_factor, max_factor, newton_max, rtol, atol = rules
+    (
+        kept_c,
+        step_change,
+        sizes,
+        stabilized,
+        system,
+        rows,
+        f,
+        f_dot,
+        no_loads,
+        pattern,
+        factors,
+        stiffness,
+        weak_rows,
+        convergence,
+        quadratures,
+        frame_positions,
+    ) = solve
+    output_times, next_output, reached, model, n_reactions = output
+    nq, nv, _, _ = sizes
+    n = D.shape[1]
+    t_old, order_of_last_step = t, -1
+    steps, rejected, iterations = 0, 0, 0
+    written = 0
+    y = D[0].copy()
+    z = carried[0, n:].copy()
+    reason = UNTAKEN
+    while True:
+        if h > max_step or h < max(min_step, 10.0 * EPS * max(abs(t), 1.0)) or t + h >= t_bound:
+            break
+        c = h / alpha[order]
+        if abs(c / kept_c - 1.0) > step_change:
+            break
+        predicted, base, z_predicted = predict(D, carried, order, gamma, alpha[order])
+        weights = dae_kernel.error_weights(predicted, rtol, atol, quadratures, (nq, nq + nv), 1.0)
+        verdict, taken, _, y_corrected, z_corrected = dae_kernel.compiled_correction(
+            predicted,
+            base,
+            c,
+            z_predicted,
+            sizes,
+            stabilized,
+            system,
+            rows,
+            f,
+            f_dot,
+            no_loads,
+            pattern,
+            factors,
+            stiffness,
+            weights,
+            weak_rows,
+            convergence,
+        )
+        iterations += taken
+        if verdict != CONVERGED:
+            reason = KEPT_FACTORS_FAILED
+            break
+        error_norm = weighted_max_distance(error_constant[order], y_corrected, predicted, weights)
+        if not np.isfinite(error_norm):
+            break  # BDF.step says so
+        safety = newton_safety(newton_max, taken)
+        if error_norm > 1.0:
+            rejected += 1
+            factor = max(min_factor, safety * error_norm ** (-1.0 / (order + 1)))
+            rescale_differences(D, order, factor)
+            rescale_differences(carried, order, factor)
+            h *= factor
+            equal_steps = 0
+        else:
+            y = y_corrected.copy()
+            rigid.normalize_euler_parameters(y[:frame_positions])
+            z = z_corrected
+            steps += 1
+            t_old, t = t, t + h
+            order_of_last_step = order
+            order, equal_steps, factor = accept_step(
+                D,
+                carried,
+                order,
+                y_corrected,
+                base,
+                c,
+                z,
+                y,
+                last_differences,
+                last_carried,
+                equal_steps,
+                error_norm,
+                weights,
+                error_constant,
+                max_order,
+                safety,
+                max_factor,
+            )
+            step = t - t_old
+            h *= factor
+            while next_output < output_times.size and output_times[next_output] <= t + reached:
+                if written == frame_rows.shape[0]:
+                    reason = FRAMES_FULL
+                    break
+                at = output_times[next_output]
+                y_at = newton_form(last_differences, order_of_last_step, at, t, step)
+                rates_at = newton_form(last_carried, order_of_last_step, at, t, step)
+                rigid.normalize_euler_parameters(y_at[:frame_positions])
+                rigid_frame_pass(
+                    frame_rows[written],
+                    y_at[:nq],
+                    y_at[nq : nq + nv],
+                    rates_at[nq : nq + nv],
+                    rates_at[n : n + n_reactions],
+                    f,
+                    f_dot,
+                    (at, y_at[n - 2], y_at[n - 1]),
+                    model,
+                )
+                written += 1
+                next_output += 1
+        if reason == FRAMES_FULL:
+            break
+    return (
+        reason,
+        t_old,
+        t,
+        h,
+        order,
+        equal_steps,
+        order_of_last_step,
+        steps,
+        rejected,
+        iterations,
+        next_output,
+        written,
+        y,
+        z,
+    )

@@ -1,0 +1,61 @@
+"""Compiled stepping (``multibody.analysis.stepping``) against the Python steps it stands for.
+
+A plain model of rigid bodies under SI2 takes most of its BDF steps, and writes their output frames,
+in one compiled call; ``BDF.step`` takes the others. The compiled steps do the same arithmetic on the
+same numbers as ``BDF.step`` with ``MechanicalDAE.correct`` (the same compiled solve, prediction,
+error test and step-size and order choice, the same frame pass on the same dense output), so the
+reference is the run without them, and the tolerance is none: every step count and every entry of
+every frame must be the same to the bit.
+"""
+
+import numpy as np
+import pytest
+from test_output_frames import EXAMPLES
+
+from multibody.analysis.assemble import assembled_state
+from multibody.analysis.events import COMPILED_FRAMES, EventDrivenIntegrator
+from multibody.analysis.output import results_layout
+from multibody.analysis.time_loop import integrate_to_output
+from multibody.cli import build_model, load_model_file
+
+COUNTERS = ("steps", "rejected_steps", "newton_iterations", "newton_failures", "factorizations")
+
+
+def run(system, state, t_end, output_step, compiled):
+    integrator = EventDrivenIntegrator(system, state, "SI2", t_end, 1e-6, 1e-6, np.inf)
+    return integrate_to_output(
+        integrator,
+        results_layout(system, "dynamics"),
+        integrator.first_frame,
+        integrator.frame_at,
+        integrator.stats,
+        t_end,
+        output_step,
+        None,
+        False,
+        integrator.compiled_steps if compiled else None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("example", "t_end", "output_step"),
+    [
+        ("free_slider_crank", 2.0, 0.01),
+        # 0.2 ms frames: a stretch of compiled steps passes more output times than it has rows for
+        ("free_slider_crank", 0.2, 2e-4),
+        ("double_pendulum", 1.0, 0.01),
+    ],
+)
+def test_compiled_steps_are_the_python_steps(example, t_end, output_step):
+    system, state = assembled_state(build_model(load_model_file(EXAMPLES / f"{example}.py")).compile())
+    python = run(system, state, t_end, output_step, compiled=False)
+    compiled = run(system, state, t_end, output_step, compiled=True)
+    assert python.stats["compiled_steps"] == 0
+    assert compiled.stats["compiled_steps"] > compiled.stats["steps"] / 2
+    if output_step < 1e-3:
+        assert len(compiled.time) > 2 * COMPILED_FRAMES
+    for counter in COUNTERS:
+        assert compiled.stats[counter] == python.stats[counter], counter
+    assert compiled.arrays.keys() == python.arrays.keys()
+    for key, values in python.arrays.items():
+        np.testing.assert_array_equal(compiled.arrays[key], values, err_msg=key)
