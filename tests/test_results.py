@@ -94,6 +94,30 @@ def test_packed_frames_are_stored_like_frame_dicts(tmp_path: Path) -> None:
     assert_same_results(Results.load(path), expected.results())
 
 
+def test_blocks_of_packed_frames_are_stored_like_frames(tmp_path: Path) -> None:
+    """``append_rows`` (the frames compiled stepping writes, packed in a block) gives the same results
+    in memory and in the file, to the bit, as appending the frames one by one, mixed with single
+    frames and across the buffer's growth (40 frames); a block of another width is refused."""
+    times = [0.1 * k for k in range(40)]
+    expected = write_frames(None, LAYOUT, times)
+    expected.close("complete")
+    path = tmp_path / "run.h5"
+    with ResultsWriter(path, LAYOUT, flush_interval=0.0) as writer:
+        rows = np.empty((len(times), writer.packing.width))
+        for row, t in zip(rows, times, strict=True):
+            packed = PackedFrame(writer.packing, row)
+            for key, value in make_frame(LAYOUT, t).items():
+                packed[key] = value
+        writer.append_rows(rows[:3])
+        writer.append(make_frame(LAYOUT, times[3]))
+        writer.append_rows(rows[4:4])
+        writer.append_rows(rows[4:])
+        with pytest.raises(ValueError, match="packed frames have shape"):
+            writer.append_rows(rows[:2, :-1])
+    assert_same_results(writer.results(), expected.results())
+    assert_same_results(Results.load(path), expected.results())
+
+
 def test_writer_streams_the_same_results_it_keeps_in_memory(tmp_path: Path) -> None:
     path = tmp_path / "run.h5"
     with ResultsWriter(path, LAYOUT, flush_interval=0.0) as writer:

@@ -160,27 +160,29 @@ class EventDrivenIntegrator:
         lam = lam[: len(self.system.rows)]
         return output_frame(self.form, evaluation, acceleration, lam, dissipated, input_work, self._packing)
 
-    def compiled_steps(self, output_times: FloatArray, next_output: int, reached: float) -> tuple[int, list]:
+    def compiled_steps(self, output_times: FloatArray, next_output: int, reached: float) -> tuple[int, FloatArray]:
         """Steps taken in compiled code (``multibody.analysis.stepping``) as far as they go, with the
         frames of the output times they pass (``output_times`` from index ``next_output``; one is in
         a step that ends less than ``reached`` [s] before it): ``(index of the next output time, the
-        frames)``. None are taken for models with force elements, driven rows or contacts, other body
+        frames packed (k, width))``. None are taken for models with force elements, driven rows or contacts, other body
         kinds, or methods other than SI2, nor when the problem needs Python for the next step
         (``MechanicalDAE.compiled_step``)."""
         frames = self._rigid_frames
         if frames is None or not frames.plain or len(self.contacts) or self.integrator.refresh_jacobian:
-            return next_output, []
+            return next_output, self._frame_rows[:0]
         solve = self.problem.compiled_step(self.integrator.newton_tolerance)
         if solve is None:
-            return next_output, []
+            return next_output, self._frame_rows[:0]
         output = (output_times, next_output, reached, frames.model, frames.n_reactions)
-        reason, next_output, written = self.integrator.take_compiled_steps(
+        reason, next_output, written, kept = self.integrator.take_compiled_steps(
             stepping.compiled_steps, solve, output, self._frame_rows
         )
-        if reason == stepping.KEPT_FACTORS_FAILED:
+        if reason == stepping.NEWTON_FAILED:
             self.problem.drop_kept_factors()
+        else:
+            self.problem.keep_factors(*kept)
         self.t_old, self.t = self.integrator.t_old, self.integrator.t
-        return next_output, [PackedFrame(self._packing, row) for row in self._frame_rows[:written]]
+        return next_output, self._frame_rows[:written]
 
     def stats(self) -> dict[str, float]:
         """Integrator counters summed over the restarts, and the impact log (module docstring)."""

@@ -16,8 +16,11 @@ else -- a factorization, a Newton failure, the last step to ``t_end``, a step lo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from multibody.analysis.output import rigid_frame_pass
 from multibody.formulation import dae_kernel
@@ -34,9 +37,30 @@ from multibody.solve.integrators.bdf import (
 from multibody.solve.newton import CONVERGED
 from multibody.spatial.rotations import FloatArray
 
-UNTAKEN, FRAMES_FULL, KEPT_FACTORS_FAILED = 0, 1, 2
-"""Why ``compiled_steps`` returned: a step it does not take (Python's ``BDF.step`` takes it), the
-frame rows are full, or Newton failed with the kept factors (the step needs fresh ones)."""
+NEEDS_PYTHON, FRAMES_FULL, NEWTON_FAILED = 0, 1, 2
+"""Why ``compiled_steps`` returned: a step it does not take (Python's ``BDF.step`` takes it: the last
+one, a step out of bounds, a singular or sparse iteration matrix to factorize), the frame rows are
+full, or Newton failed with fresh factors (``BDF.step`` takes the step again, with what Python's
+``MechanicalDAE.correct`` does then)."""
+
+
+def refactorized(factors: tuple, equations: tuple) -> tuple:
+    """``dae_kernel.dense_iteration_factors(*equations)`` when ``factors`` (those kept) are dense,
+    ``(False, *factors)`` when sparse (SuperLU factorizes in Python); for compiled callers only."""
+    raise NotImplementedError("refactorized is called from compiled code only")
+
+
+@overload(refactorized)
+def _refactorized(factors: tuple, equations: tuple) -> Callable:
+    """``refactorized`` for the numba types of its arguments: two arrays of the matrix are dense factors."""
+
+    def dense(factors: tuple, equations: tuple) -> tuple:
+        return dae_kernel.dense_iteration_factors(*equations)
+
+    def sparse(factors: tuple, equations: tuple) -> tuple:
+        return False, factors[0], factors[1]
+
+    return dense if len(factors.types[0].types) == 2 else sparse
 
 
 @njit(cache=True)
@@ -52,20 +76,22 @@ def compiled_steps(
     updated in place) and ``control = (t [s], h [s], order, equal steps, t_bound [s], max_step [s],
     min_step [s])``, with ``rules = (gamma, alpha, error constants, max order, min factor, max factor,
     Newton's max iterations, rtol, atol)`` (``BDF``'s), the problem's ``solve = (kept c, step change,
-    sizes, stabilized, system, rows, f, f_dot, no loads, pattern, factors, stiffness, no weak rows,
+    (K, C) dense or empty, sizes, stabilized, system, rows, f, f_dot, no loads, pattern, factors, stiffness, no weak rows,
     convergence, quadratures, position count of the frames)`` (``MechanicalDAE.compiled_step``) and the
     frames' ``output = (output times [s], index of the next, how close after a step's end an output
     time is in it [s], frame model, reaction rows)`` (``RigidFrames.model``, ``RigidFrames.n_reactions``),
     the frames going to ``frame_rows`` (k, width).
 
     Returns ``(reason, t_old, t, h, order, equal steps, order of the last step, steps, rejected steps,
-    Newton iterations, index of the next output time, frames written, y, z)``."""
+    Newton iterations, factorizations, index of the next output time, frames written, y, z, (c, factors)
+    kept)``."""
     D, carried, last_differences, last_carried = differences
     t, h, order, equal_steps, t_bound, max_step, min_step = control
     gamma, alpha, error_constant, max_order, min_factor, max_factor, newton_max, rtol, atol = rules
     (
         kept_c,
         step_change,
+        jacobians,
         sizes,
         stabilized,
         system,
@@ -82,44 +108,60 @@ def compiled_steps(
         frame_positions,
     ) = solve
     output_times, next_output, reached, model, n_reactions = output
-    nq, nv, _, _ = sizes
+    nq, nv, _, m = sizes
     n = D.shape[1]
     t_old, order_of_last_step = t, -1
-    steps, rejected, iterations = 0, 0, 0
+    steps, rejected, iterations, factorizations = 0, 0, 0, 0
     written = 0
     y = D[0].copy()
     z = carried[0, n:].copy()
-    reason = UNTAKEN
+    reason = NEEDS_PYTHON
     while True:
         if h > max_step or h < max(min_step, 10.0 * EPS * max(abs(t), 1.0)) or t + h >= t_bound:
             break
         c = h / alpha[order]
-        if abs(c / kept_c - 1.0) > step_change:
-            break
         predicted, base, z_predicted = predict(D, carried, order, gamma, alpha[order])
         weights = dae_kernel.error_weights(predicted, rtol, atol, quadratures, (nq, nq + nv), 1.0)
-        verdict, taken, _, y_corrected, z_corrected = dae_kernel.compiled_correction(
-            predicted,
-            base,
-            c,
-            z_predicted,
-            sizes,
-            stabilized,
-            system,
-            rows,
-            f,
-            f_dot,
-            no_loads,
-            pattern,
-            factors,
-            stiffness,
-            weights,
-            weak_rows,
-            convergence,
-        )
-        iterations += taken
+        # MechanicalDAE.correct's modified Newton: the kept factors within the step change, else (or
+        # should they fail) fresh ones, at Newton's start
+        fresh, regular = abs(c / kept_c - 1.0) > step_change, True
+        while True:
+            if fresh:
+                q_start, v_start, _, _ = dae_kernel.newton_start(predicted, base, c, z_predicted, sizes)
+                K, C = jacobians
+                equations = (q_start, v_start, system, rows, f, f_dot, pattern, K, C, c * c, c, stabilized and m > 0)
+                regular, matrix_factors, gram_factors = refactorized(factors, equations)
+                if not regular:  # singular, or sparse: Python's factorization says which
+                    break
+                factors, kept_c = (matrix_factors, gram_factors), c
+                factorizations += 1
+            verdict, taken, _, y_corrected, z_corrected = dae_kernel.compiled_correction(
+                predicted,
+                base,
+                c,
+                z_predicted,
+                sizes,
+                stabilized,
+                system,
+                rows,
+                f,
+                f_dot,
+                no_loads,
+                pattern,
+                factors,
+                stiffness,
+                weights,
+                weak_rows,
+                convergence,
+            )
+            iterations += taken
+            if verdict == CONVERGED or fresh:
+                break
+            fresh = True
+        if not regular:
+            break
         if verdict != CONVERGED:
-            reason = KEPT_FACTORS_FAILED
+            reason = NEWTON_FAILED
             break
         error_norm = weighted_max_distance(error_constant[order], y_corrected, predicted, weights)
         if not np.isfinite(error_norm):
@@ -194,8 +236,10 @@ def compiled_steps(
         steps,
         rejected,
         iterations,
+        factorizations,
         next_output,
         written,
         y,
         z,
+        (kept_c, factors),
     )

@@ -4,7 +4,7 @@ and on an error keep what was computed and say where it stopped."""
 from __future__ import annotations
 
 import time as wallclock
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 import numpy as np
@@ -16,8 +16,9 @@ from multibody.solve.integrators.base import IntegrationError
 Frame = Mapping[str, np.ndarray]
 
 
-CompiledSteps = Callable[[np.ndarray, int, float], tuple[int, Sequence[Frame]]]
-"""``(output times [s], index of the next, closeness [s]) -> (index of the next output time, frames)``:
+CompiledSteps = Callable[[np.ndarray, int, float], tuple[int, np.ndarray]]
+"""``(output times [s], index of the next, closeness [s]) -> (index of the next output time, packed frames
+(k, width))``:
 steps taken in compiled code with the frames of the output times they pass
 (``EventDrivenIntegrator.compiled_steps``)."""
 
@@ -87,8 +88,7 @@ def integrate_to_output(
             t_before = integrator.t
             if compiled_steps is not None:
                 next_output, frames = compiled_steps(output_array, next_output, reached)
-                for frame in frames:
-                    writer.append(frame)
+                writer.append_rows(frames)
                 next_output = write_frames(next_output)  # those of their last step they had no room for
             if integrator.t < t_end:
                 integrator.step()

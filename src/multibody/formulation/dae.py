@@ -163,7 +163,7 @@ class MechanicalDAE:
         """``weak_rows`` of ``dae_kernel.residual_part`` when no SI2 row is nearly dependent"""
         self._probe = np.random.default_rng(0).standard_normal(self.m)
         """signs of the position round-off in ``_velocity_roundoff`` (a seeded draw: no special direction)"""
-        self._no_gram = (np.zeros((0, 0)), np.zeros(0, np.int32))
+        self._no_gram = (np.zeros((0, 0), order="F"), np.zeros(0, np.int32))
         """the factors of ``G G^T`` passed to the compiled iterations when there is none (I3, no rows)"""
         self._no_drivers = (np.zeros(self.m), np.zeros(self.m))
         """the driver values of rows without prescribed values (``ConstraintRows.prescribed``)"""
@@ -387,9 +387,9 @@ class MechanicalDAE:
 
     def compiled_step(self, tolerance: float) -> tuple | None:
         """What compiled stepping (``multibody.analysis.stepping.compiled_steps``'s ``solve``) needs to
-        take the next steps with the kept factors at Newton's ``tolerance``, or None when a step needs
-        Python here: no kept factors (dense, ``kernel_factors``), nearly dependent rows taken as in I3,
-        force elements, state coupling, other body kinds, or rows whose prescribed values change."""
+        take the next steps at Newton's ``tolerance`` as ``correct`` would, or None when a step needs
+        Python here: no kept factors yet, nearly dependent rows taken as in I3, force elements, state
+        coupling, other body kinds, or rows whose prescribed values change."""
         form, system, kept = self.formulation, self.formulation.system, self._kept_factors
         if (
             kept is None
@@ -405,9 +405,12 @@ class MechanicalDAE:
         gram_factors = kept[2].kernel_factors if kept[2] is not None else self._no_gram
         if matrix_factors is None or gram_factors is None:
             return None
+        K, C, _ = self._jacobians
+        jacobians = (K, C) if not form.sparse else (np.zeros((0, 0)), np.zeros((0, 0)))
         return (
             kept[0],
             REUSE_STEP_CHANGE,
+            jacobians,
             (self.nq, self.nv, self.nx, self.m),
             self.form == "SI2",
             form.kernel_system,
@@ -423,8 +426,18 @@ class MechanicalDAE:
             system.n_frame_positions,
         )
 
+    def keep_factors(self, c: float, factors: tuple) -> None:
+        """Keep the dense ``factors`` ``(iteration matrix, G G^T)`` that compiled stepping made for the
+        step coefficient ``c`` (``dae_kernel.dense_iteration_factors``) as ``correct``'s own."""
+        kept = self._kept_factors
+        if kept is not None and kept[0] == c:
+            return
+        matrix_factors, gram_factors = factors
+        gram = Factorization.of_dense_factors(*gram_factors) if kept[2] is not None else None
+        self._kept_factors = (c, Factorization.of_dense_factors(*matrix_factors), gram)
+
     def drop_kept_factors(self) -> None:
-        """Factorize afresh at the next step (compiled stepping found the kept factors failing)."""
+        """Factorize afresh at the next step (compiled stepping found Newton failing)."""
         self._kept_factors = None
 
     def _newton_start(
@@ -463,10 +476,13 @@ class MechanicalDAE:
             iteration_matrix = Factorization(sparse.iteration_matrix(K, C, c * c, c, entries))
             return iteration_matrix, Factorization(sparse.gram(entries)) if stabilized else None
         if compiled:
-            matrix, gram_matrix = dae_kernel.dense_iteration_matrices(
+            regular, matrix_factors, gram_factors = dae_kernel.dense_iteration_factors(
                 q, v, *arguments, pattern, K, C, c * c, c, stabilized
             )
-            return Factorization(matrix), Factorization(gram_matrix) if stabilized else None
+            if not regular:
+                raise SingularMatrixError("matrix is singular to working precision")
+            gram = Factorization.of_dense_factors(*gram_factors) if stabilized else None
+            return Factorization.of_dense_factors(*matrix_factors), gram
         matrix = coupled_iteration_matrix(state.mass_matrix - c * C - c * c * K, state.G, coupling, c * c, c)
         return Factorization(matrix), Factorization(state.G @ state.G.T) if stabilized else None
 

@@ -64,11 +64,12 @@ import math
 import os
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -260,6 +261,15 @@ class _FrameBuffer:
             row[columns] = np.ravel(frame[key])
         self._count += 1
 
+    def append_rows(self, rows: FloatArray) -> None:
+        """Store copies of packed frames ``rows`` (k, width) of this packing."""
+        if rows.ndim != 2 or rows.shape[1] != self.packing.width:
+            raise ValueError(f"packed frames have shape {rows.shape}; the layout needs (k, {self.packing.width})")
+        while self._count + len(rows) > len(self._rows):
+            self._rows = np.concatenate([self._rows, np.empty_like(self._rows)])
+        self._rows[self._count : self._count + len(rows)] = rows
+        self._count += len(rows)
+
     def rows(self, start: int, stop: int) -> dict[str, FloatArray]:
         """Views of frames start..stop-1, keyed like a frame, each (stop - start, *frame shape)."""
         return self.packing.unpack(self._rows[start:stop])
@@ -328,11 +338,21 @@ class ResultsWriter:
                 "body/position" (nb, 3), or a ``PackedFrame`` (of ``packing``: stored in one
                 copy); values are copied.
         """
+        self._store(self._frames.append, frame)
+
+    def append_rows(self, rows: FloatArray) -> None:
+        """Store output instants given as packed frames ``rows`` (k, ``packing.width``), as ``append``
+        stores each (the frames compiled stepping writes, ``multibody.analysis.stepping``)."""
+        if len(rows):
+            self._store(self._frames.append_rows, rows)
+
+    def _store(self, store: Callable[[Any], None], frames: Any) -> None:
+        """``store(frames)`` into the buffer; into the file within ``flush_interval``."""
         if self.closed:
             raise RuntimeError(f"cannot append to a ResultsWriter closed with status {self._status!r}")
         with self._lock:
             self._raise_timer_error()
-            self._frames.append(frame)
+            store(frames)
             if self._file is None:
                 return
             waited = time.monotonic() - self._last_flush

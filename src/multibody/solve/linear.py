@@ -9,14 +9,22 @@ import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from numba import njit
+from numba import njit, types
+from numba.np.linalg import _LAPACK, F_INT_nptype, ensure_lapack, get_blas_kind
 from numpy.typing import NDArray
 from scipy.sparse.csgraph import connected_components
 
 Matrix = NDArray[np.float64] | sp.spmatrix
 
 
-_getrf, _getrs = la.get_lapack_funcs(("getrf", "getrs"), dtype=np.float64)
+(_getrs,) = la.get_lapack_funcs(("getrs",), dtype=np.float64)
+ensure_lapack()
+_getrf = _LAPACK().numba_xxgetrf(types.float64)
+"""LAPACK's ``getrf`` as numba's ``np.linalg`` calls it (through SciPy's LAPACK), so that compiled code
+can factorize, and cache what it compiled (``dense_lu``)"""
+_GETRF_KIND = ord(get_blas_kind(types.float64, "getrf"))
+SINGULAR_PIVOT = 1e-14
+"""Smallest to largest pivot of an LU factorization below which the matrix counts as singular."""
 
 
 class SingularMatrixError(np.linalg.LinAlgError):
@@ -32,7 +40,7 @@ class Factorization:
         """``kernel_factors`` of sparse factors, once asked for (``()``: not of that form)"""
         if matrix.shape[0] == 0:  # nothing to solve (a model of first-order states alone)
             self.sparse = False
-            self._lu = (np.zeros((0, 0)), np.zeros(0, dtype=np.int32))
+            self._lu = (np.zeros((0, 0), order="F"), np.zeros(0, dtype=np.int32))
         elif self.sparse:
             try:
                 self._lu = spla.splu(sp.csc_matrix(matrix))
@@ -41,13 +49,18 @@ class Factorization:
         else:
             # LAPACK getrf/getrs directly: scipy's lu_factor/lu_solve wrappers cost more than the
             # factorization itself for the small matrices of most models.
-            lu, piv, _ = _getrf(matrix)
-            # The pivots say it all: a non-finite entry of the matrix reaches them through the
-            # elimination, and ``not (a > b)`` is also true when either is NaN.
-            smallest, largest = _pivot_range(lu)
-            if not (smallest > 1e-14 * max(largest, 1e-300) and largest < np.inf):
+            lu, piv, regular = dense_lu(np.asarray(matrix, dtype=float))
+            if not regular:
                 raise SingularMatrixError("matrix is singular to working precision")
             self._lu = (lu, piv)
+
+    @classmethod
+    def of_dense_factors(cls, lu: NDArray[np.float64], pivots: NDArray[np.int32]) -> Factorization:
+        """The factorization whose factors are ``(lu, pivots)`` as ``dense_lu`` gives them (computed in
+        compiled code)."""
+        factorization = cls.__new__(cls)
+        factorization.sparse, factorization._triangular, factorization._lu = False, None, (lu, pivots)
+        return factorization
 
     @property
     def dense_factors(self) -> tuple[NDArray[np.float64], NDArray[np.int32]] | None:
@@ -133,15 +146,26 @@ def _dense_saddle_point_matrix(A: NDArray[np.float64], G: NDArray[np.float64]) -
 
 
 @njit(cache=True)
-def _pivot_range(lu: NDArray[np.float64]) -> tuple[float, float]:
-    """Smallest and largest magnitude on the diagonal of ``lu`` (NaN when any is NaN)."""
-    smallest, largest = np.inf, 0.0
-    for i in range(lu.shape[0]):
+def dense_lu(matrix: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.int32], bool]:
+    """LAPACK's ``getrf`` of the square ``matrix`` (n, n), left unchanged: ``(lu (n, n) in column-major
+    order, 0-based row interchanges (n,), whether it is regular)``; ``Factorization``'s dense factors,
+    from Python or compiled code. Regular: the smallest pivot above ``SINGULAR_PIVOT`` times the
+    largest, all finite (a non-finite entry of the matrix reaches the pivots through the elimination).
+    The pivots come back 0-based, as SciPy gives them."""
+    n = matrix.shape[0]
+    lu = np.empty((n, n)).T
+    lu[:, :] = matrix
+    pivots = np.empty(n, dtype=F_INT_nptype)
+    if n:
+        _getrf(_GETRF_KIND, n, n, lu.ctypes, n, pivots.ctypes)
+    smallest, largest, finite = np.inf, 0.0, True
+    for i in range(n):
+        pivots[i] -= 1
         d = abs(lu[i, i])
-        if np.isnan(d):
-            return np.nan, np.nan
+        finite = finite and not np.isnan(d)
         smallest, largest = min(smallest, d), max(largest, d)
-    return smallest, largest
+    regular = finite and smallest > SINGULAR_PIVOT * max(largest, 1e-300) and largest < np.inf
+    return lu, pivots, regular
 
 
 def to_dense(matrix: Matrix) -> NDArray[np.float64]:

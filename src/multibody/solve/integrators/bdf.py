@@ -391,7 +391,7 @@ class BDF:
         """Steps taken in compiled code by ``steps`` (``multibody.analysis.stepping.compiled_steps``, which
         takes the problem's ``solve`` and the frames' ``output`` and writes frames to ``rows``) from this
         BDF's state, which they update as ``step`` would have: ``(why it returned, index of the next
-        output time, frames written)``."""
+        output time, frames written, what of the problem's solve they kept)``."""
         control = (self.t, self.h, self.order, self.n_equal_steps, self.t_bound, self.max_step, self.stall.min_step)
         rules = (
             self.gamma,
@@ -407,15 +407,16 @@ class BDF:
         differences = (self.D, self._carried, self._last_differences, self._last_carried)
         outcome = steps(differences, control, rules, solve, output, rows)
         reason, t_old, t, h, order, equal_steps, order_of_last_step, taken, rejected, iterations = outcome[:10]
-        next_output, written, y, z = outcome[10:]
+        factorizations, next_output, written, y, z, kept = outcome[10:]
         self.h, self.order, self.n_equal_steps = h, order, equal_steps
         self.stats.steps += taken
         self.stats.compiled_steps += taken
         self.stats.rejected_steps += rejected
         self.stats.newton_iterations += iterations
+        self.stats.factorizations += factorizations
         if taken:
             self.t_old, self.t, self.order_of_last_step, self.y, self.z = t_old, t, order_of_last_step, y, z
-        return reason, next_output, written
+        return reason, next_output, written, kept
 
     def dense_output(self, t: float | FloatArray) -> FloatArray:
         """Solution interpolated at ``t`` within the last step ``[t_old, t]``: (n,) or (len(t), n)."""
