@@ -476,12 +476,12 @@ class JacobianAssembler:
         world body coefficients (m, 4, 3) (``BodyKind.jacobian_entries``: the flexible bodies' modal
         coordinates, the cables' nodes) and the rows' entries on the coordinates they read; ``G``
         itself when there are none."""
-        system = self.system
-        entries = [
-            kind.jacobian_entries(group, system, frames, self.i_marker, self.j_marker, coefficients)
-            for kind, group in system.body_kinds
-            if kind.jacobian_entries is not None
-        ]
+        entries = []
+        for kind, group in self.system.body_kinds:
+            if kind.jacobian_entries is not None:
+                entries.append(
+                    kind.jacobian_entries(group, self.system, frames, self.i_marker, self.j_marker, coefficients)
+                )
         if self.coordinate_entries[0].size:
             entries.append(self.coordinate_entries)
         if not entries:
