@@ -189,7 +189,7 @@ def equilibrium(
     try:
         return _newton(form, q, x, lam, t, scales, tolerance, max_iterations)
     except AnalysisError as failure:
-        if system.cables is None:
+        if not any(kind.slackens for kind, _ in system.body_kinds):
             raise
         # Cables and ropes go slack on the way from a straight start to a sag (a slack element has no
         # stiffness): follow the loads up from the start instead (a Newton homotopy).

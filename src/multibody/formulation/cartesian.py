@@ -482,29 +482,26 @@ def _attachment_coupling(
 ) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
     """Per coupling group (``System.adjacency``'s: each body, then each cable node and span's end
     coordinates, their velocity columns ``group_columns``), the groups coupled to it by a constraint,
-    a force element, a contact or a rope's arc on a rim (itself included): the adjacency without the
-    cable and span elements. A marker on a cable couples its element's two nodes (and a span's end
-    coordinates); a row reading a coordinate, that coordinate's group. Second, the groups whose
-    residual its velocities change: a body's own (gyroscopic, modal and rim terms) and those of the
-    force elements attached to it (none for a cable node without one: constraints read no velocities)."""
+    a force element, a contact or a body kind's own attachments (a rope's arc on a rim;
+    ``BodyKind.coupling_sets``) (itself included): the adjacency without the cable and span elements.
+    A marker couples its body's group, or those whose coordinates move it (``BodyKind.marker_coupling``:
+    a marker on a cable, its element's two nodes and a span's end coordinates); a row reading a
+    coordinate, that coordinate's group. Second, the groups whose residual its velocities change: a
+    body's own (gyroscopic, modal and rim terms) and those of the force elements attached to it (none
+    for a cable node without one: constraints read no velocities)."""
     group_of = np.empty(system.n_velocities, np.int64)
     for g, columns in enumerate(group_columns):
         group_of[columns] = g
-    cables = system.cables
-    ends_of = {}  # per cable with end coordinates (a span), their group
-    for k in range(0 if cables is None else len(cables)):
-        nodes_end = int(cables.v_offset[k] + 6 * cables.n_nodes[k])
-        if cables.count[k] > 6 * cables.n_nodes[k]:
-            ends_of[k] = int(group_of[nodes_end])
+    moved_by: dict[int, set[int]] = {}  # the markers other body kinds' coordinates move, and their groups
+    for kind, group in system.body_kinds:
+        if kind.marker_coupling is not None:
+            moved_by.update(kind.marker_coupling(group, system, group_of))
 
     def marker_groups(marker: int) -> set[int]:
-        n = -1 if cables is None else int(cables.slot[marker])
-        if n < 0:
-            body = int(system.marker_body[marker])
-            return {body} if body >= 0 else set()
-        columns = cables.marker_velocities[n]
-        owner = int(np.searchsorted(cables.v_offset, columns[0], side="right") - 1)
-        return {int(g) for g in group_of[columns]} | ({ends_of[owner]} if owner in ends_of else set())
+        if marker in moved_by:
+            return moved_by[marker]
+        body = int(system.marker_body[marker])
+        return {body} if body >= 0 else set()
 
     sets: dict[tuple[str, int], set[int]] = {}
     rows = system.all_rows
@@ -522,14 +519,10 @@ def _attachment_coupling(
             sets[("contact", r)] = marker_groups(int(contact_rows.i_marker[r])) | marker_groups(
                 int(contact_rows.j_marker[r])
             )
-    spans = system.rope_spans
-    if spans is not None:
-        tail = system.n_frame_positions - system.n_frame_velocities  # q and v columns differ by this past the frames
-        for a in range(spans.arc_body.size):
-            material = [spans.arc_material[a]] if spans.arc_material[a] >= 0 else []
-            columns = [*spans.arc_first[a], *spans.arc_second[a], *material]
-            found = {int(g) for g in group_of[np.array(columns, np.int64) - tail]} | {int(spans.arc_body[a])}
-            sets[("arc", a)] = found | marker_groups(int(spans.arc_marker[a]))
+    for kind, group in system.body_kinds:
+        if kind.coupling_sets is not None:
+            for k, groups in enumerate(kind.coupling_sets(group, system, group_of, marker_groups)):
+                sets[(kind.name, k)] = groups
     neighbours = [{g} for g in range(len(group_columns))]
     for groups in sets.values():
         for g in groups:

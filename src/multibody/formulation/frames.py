@@ -6,8 +6,11 @@ Per-body arrays have ``nb + 1`` rows; the last (index -1) is the ground at rest 
 The frame blocks of every body come first in ``q`` and ``v``, then the coordinates of the other
 body kinds present (``System.body_kinds``, registered in ``multibody.formulation.bodies.registry``),
 each of which says how they move the markers on its bodies (``BodyKind.marker_geometry``,
-``add_marker_motion``). The per-step work runs in the compiled kernels of the rigid body kind
-(``multibody.formulation.bodies.rigid``) and of the other kinds; this module gives them named results.
+``add_marker_motion``). Past the frames, every kind so far has ``dq/dt = v`` on its coordinates,
+which ``position_rate``, ``displace`` and ``position_difference`` take as they are (a kind with
+rotation parameters among its coordinates would add a hook there). The per-step work runs in the
+compiled kernels of the rigid body kind (``multibody.formulation.bodies.rigid``) and of the other
+kinds; this module gives them named results.
 """
 
 from __future__ import annotations

@@ -744,6 +744,22 @@ def coordinate_scale(cables: CableBodies, length: float) -> list[FloatArray]:
     ]
 
 
+def marker_coupling(cables: CableBodies, system: System, group_of: IntArray) -> dict[int, set[int]]:
+    """Per marker on a cable (System marker index), the coupling groups whose coordinates move it: its
+    element's two nodes (and a moving-node span's end coordinates), ``group_of`` (nv,) being the group
+    of each velocity coordinate."""
+    ends_of = {}  # per cable with end coordinates (a span), their group
+    for k in range(len(cables)):
+        nodes_end = int(cables.v_offset[k] + 6 * cables.n_nodes[k])
+        if cables.count[k] > 6 * cables.n_nodes[k]:
+            ends_of[k] = int(group_of[nodes_end])
+    coupling = {}
+    for marker, columns in zip(cables.marker, cables.marker_velocities):
+        owner = int(np.searchsorted(cables.v_offset, columns[0], side="right") - 1)
+        coupling[int(marker)] = {int(g) for g in group_of[columns]} | ({ends_of[owner]} if owner in ends_of else set())
+    return coupling
+
+
 NODE_COORDINATES = ("x", "y", "z", "slope x", "slope y", "slope z")
 """The six coordinates of a node, in order."""
 
@@ -765,6 +781,7 @@ KIND = BodyKind(
     name="cable",
     system_field="cables",
     description="ANCF cables",
+    slackens=True,
     marker_geometry=marker_geometry,
     add_marker_motion=add_marker_motion,
     jacobian_entries=jacobian_entries,
@@ -776,6 +793,7 @@ KIND = BodyKind(
     kinetic_energy=kinetic_energy,
     potential_energy=potential_energy,
     add_velocity_groups=add_velocity_groups,
+    marker_coupling=marker_coupling,
     coordinate_scale=coordinate_scale,
     coordinate_names=coordinate_names,
 )

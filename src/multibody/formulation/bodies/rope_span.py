@@ -41,6 +41,7 @@ and the rim arcs' terms and energies (``body_terms``, ``tangent_blocks``, ``kine
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -791,12 +792,31 @@ def potential_energy(spans: RopeSpans, system: System, frames: Pose) -> float:
     return potential
 
 
+def coupling_sets(
+    spans: RopeSpans, system: System, group_of: IntArray, marker_groups: Callable[[int], set[int]]
+) -> list[set[int]]:
+    """Per rim arc, the coupling groups it couples outside the span elements (its terms are its
+    wheel's: ``add_rim_terms``): its wheel's, its wheel marker's (``marker_groups``) and those of the
+    nodes (and a drum's material coordinate) that bound it, ``group_of`` (nv,) being the group of each
+    velocity coordinate."""
+    tail = system.n_frame_positions - system.n_frame_velocities  # q and v columns differ by this past the frames
+    sets = []
+    for a in range(spans.arc_body.size):
+        material = [spans.arc_material[a]] if spans.arc_material[a] >= 0 else []
+        columns = [*spans.arc_first[a], *spans.arc_second[a], *material]
+        found = {int(g) for g in group_of[np.array(columns, np.int64) - tail]} | {int(spans.arc_body[a])}
+        sets.append(found | marker_groups(int(spans.arc_marker[a])))
+    return sets
+
+
 KIND = BodyKind(
     name="rope_span",
     system_field="rope_spans",
     description="moving-node rope spans",
+    slackens=True,
     body_terms=body_terms,
     element_tangents=tangent_blocks,
     kinetic_energy=kinetic_energy,
     potential_energy=potential_energy,
+    coupling_sets=coupling_sets,
 )
