@@ -21,7 +21,7 @@ coordinates after the frames' are ``Pose.q_modal`` and ``Twist.v_modal`` (they s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -64,11 +64,11 @@ ConstantMass = Callable[[Any, "System"], Any]
 """``(group, system) -> (nv, nv) sparse matrix [kg]``: the part of the mass matrix that never changes."""
 BodyTerms = Callable[
     [Any, "System", "Pose", "Twist", FloatArray, FloatArray, bool, FloatArray],
-    tuple[tuple[MatrixEntries, ...], float],
+    tuple[Sequence[MatrixEntries], float],
 ]
 """``(group, system, frames, motion, q, v, elements, out (nv,)) -> (mass entries, dissipated power [W])``:
 add the kind's gravity, inertial, elastic and damping forces to ``out`` and give its
-configuration-dependent mass as entries of ``M`` (each tuple item added in turn); with ``elements``
+configuration-dependent mass as entries of ``M`` (each item added in turn); with ``elements``
 False, without the terms whose tangents ``element_tangents`` gives."""
 ElementTangents = Callable[[Any, "System", FloatArray, FloatArray], list[tuple[IntArray, FloatArray, FloatArray]]]
 """``(group, system, q, v) -> [(columns (ne, w), d f / d x (ne, w, w), d f / d v (ne, w, w)), ...]``: the

@@ -735,7 +735,7 @@ def body_terms(
     v: FloatArray,
     elements: bool,
     out: FloatArray,
-) -> tuple[tuple[MatrixEntries, ...], float]:
+) -> tuple[list[MatrixEntries], float]:
     """Add to ``out`` (nv,) the span elements' forces (``element_terms``; only with ``elements``) and
     the rim arcs' loads on their wheels with the belt friction (``add_rim_terms``) at ``(q, v)``
     (n_positions,), (n_velocities,) and ``frames``, ``motion``; return their mass blocks as entries
@@ -751,7 +751,7 @@ def body_terms(
         blocks, friction_power = add_rim_terms(spans, arcs, q, frames.R_WM, frames.R_WB, motion.w_WB_W, out)
         entries.append((*spans.arc_places, blocks.reshape(-1)))
         dissipated += friction_power
-    return tuple(entries), dissipated
+    return entries, dissipated
 
 
 def tangent_blocks(
