@@ -152,14 +152,10 @@ def dynamics(
             f"model '{system.name}' has contact pairs ({', '.join(system.contacts.names)}); "
             "event-driven contact needs formulation='cartesian'"
         )
-    if formulation == "kane" and system.modal is not None:
+    if formulation == "kane" and system.body_kinds:
+        kind, group = system.body_kinds[0]
         raise ValueError(
-            f"model '{system.name}' has flexible bodies ({', '.join(system.modal.names)}); the Kane formulation "
-            "moves rigid bodies only: use formulation='cartesian'"
-        )
-    if formulation == "kane" and system.cables is not None:
-        raise ValueError(
-            f"model '{system.name}' has ANCF cables ({', '.join(system.cables.names)}); the Kane formulation "
+            f"model '{system.name}' has {kind.description} ({', '.join(group.names)}); the Kane formulation "
             "moves rigid bodies only: use formulation='cartesian'"
         )
     with single_threaded():

@@ -189,7 +189,7 @@ def equilibrium(
     try:
         return _newton(form, q, x, lam, t, scales, tolerance, max_iterations)
     except AnalysisError as failure:
-        if system.cables is None:
+        if not any(kind.slackens for kind, _ in system.body_kinds):
             raise
         # Cables and ropes go slack on the way from a straight start to a sag (a slack element has no
         # stiffness): follow the loads up from the start instead (a Newton homotopy).
@@ -440,35 +440,21 @@ def _coordinate_names(system: System) -> list[str]:
     names = [
         f"body '{body}' {coordinate}" for body in system.body_names for coordinate in rigid.VELOCITY_COORDINATE_NAMES
     ]
-    names += [f"body '{body}' mode {k + 1}" for body, count in _modal_owners(system) for k in range(count)]
-    names += _cable_coordinate_names(system, "")
+    names += _kind_coordinate_names(system, balance=False)
     names += [f"the multiplier of '{system.constraint_names[e]}'" for e in system.rows.element]
     names += [f"state {k} of '{name}'" for name, size in _state_owners(system) for k in range(size)]
     return names
 
 
-def _modal_owners(system: System) -> list[tuple[str, int]]:
-    """(flexible body, number of modes) per flexible body, in ``v`` order."""
-    return [(b.owner, b.nv) for b in system.layout.blocks if b.kind == "modal"] if system.layout else []
-
-
-_NODE_COORDINATES = ("x", "y", "z", "slope x", "slope y", "slope z")
-"""The six coordinates of an ANCF cable node, in order."""
-
-
-def _cable_coordinate_names(system: System, prefix: str) -> list[str]:
-    """Per coordinate of the ANCF cables (and moving-node rope spans), in ``v`` order: "cable 'c'
-    node k <prefix><coordinate>", or a span's "<prefix>material coordinate of its start / end"."""
-    cables = system.cables
-    if cables is None:
-        return []
-    names = []
-    for cable, nodes, count in zip(cables.names, cables.n_nodes, cables.count):
-        names += [f"cable '{cable}' node {k // 6} {prefix}{_NODE_COORDINATES[k % 6]}" for k in range(6 * nodes)]
-        names += [f"cable '{cable}' {prefix}material coordinate of its {end}" for end in ("start", "end")][
-            : count - 6 * nodes
-        ]
-    return names
+def _kind_coordinate_names(system: System, balance: bool) -> list[str]:
+    """Per velocity coordinate after the frames', in ``v`` order, what it moves (``balance``: the
+    balance equation on it), as its body kind names it (``BodyKind.coordinate_names``)."""
+    return [
+        name
+        for kind, group in system.body_kinds
+        if kind.coordinate_names is not None
+        for name in kind.coordinate_names(group, balance)
+    ]
 
 
 def _state_owners(system: System) -> list[tuple[str, int]]:
@@ -494,8 +480,7 @@ def _largest_residuals(system: System, residual: _StaticResidual, count: int = 3
         for body in system.body_names
         for c in range(len(rigid.VELOCITY_COORDINATE_NAMES))
     ]
-    directions += [f"body '{body}' modal force {k + 1}" for body, count in _modal_owners(system) for k in range(count)]
-    directions += _cable_coordinate_names(system, "force on ")
+    directions += _kind_coordinate_names(system, balance=True)
     labelled = [(abs(r), f"{directions[k]} off by {abs(r):.3g}") for k, r in enumerate(residual.imbalance)]
     labelled += [
         (abs(r), f"'{system.constraint_names[system.rows.element[k]]}' {system.rows.label[k]} violated by {abs(r):.3g}")

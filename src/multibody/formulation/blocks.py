@@ -28,3 +28,11 @@ def add_entries(
     repeated places add up (``np.add.at`` on 2-d indices, without its cost per call)."""
     for k in range(rows.size):
         matrix[rows[k], columns[k]] += values[k]
+
+
+def block_places(columns: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``(rows, columns)`` (k w^2,) of the entries of blocks (k, w, w) at coordinates ``columns`` (k, w),
+    in the row-major order of the blocks' values: ``add_entries(matrix, *block_places(columns),
+    blocks.reshape(-1))`` is ``add_blocks(matrix, columns, blocks)``."""
+    width = columns.shape[1]
+    return np.repeat(columns, width, axis=1).reshape(-1), np.tile(columns, (1, width)).reshape(-1)

@@ -4,9 +4,10 @@
     M dv/dt = Q(q, v, t) - G(q)^T lambda
     Phi(q, t) = 0,   G v = nu,   G dv/dt = gamma
 
-``M`` is constant block-diagonal (m I, J_B) for rigid bodies; a flexible body adds its block
-``M(q)`` and its quadratic velocity, elastic and damping forces (``bodies.modal``), so ``M`` is read
-from each ``Evaluation``. ``Q`` holds gravity, the gyroscopic moment ``-w_B x J_B w_B`` and the
+``M`` is constant block-diagonal (m I, J_B) for rigid bodies; the other body kinds present
+(``System.body_kinds``: flexible bodies, cables, rope spans) add their blocks (constant, or ``M(q)``)
+and their inertial, elastic and damping forces (``BodyKind.body_terms``), so ``M`` is read from each
+``Evaluation``. ``Q`` holds gravity, the gyroscopic moment ``-w_B x J_B w_B`` and the
 force elements. The pipeline is staged as in the files it calls:
 positions (``frames.pose``) -> velocities (``frames.twist``) -> forces (``forces``) ->
 constraints (``constraints``) -> accelerations (``accelerations``).
@@ -23,8 +24,8 @@ import scipy.sparse as sp
 
 from multibody.formulation import constraints, forces
 from multibody.formulation import frames as kinematics
-from multibody.formulation.blocks import add_blocks
-from multibody.formulation.bodies import cable, modal, rigid, rope_span
+from multibody.formulation.blocks import add_entries, block_places
+from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
 from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation.frames import Pose, Twist
@@ -102,8 +103,9 @@ class CartesianFormulation:
             [sp.csr_matrix((n_modal, n_modal))] if (n_modal := system.n_velocities - system.n_frame_velocities) else []
         )
         mass_matrix = sp.block_diag(blocks, format="csr") if len(blocks) else sp.csr_matrix((0, 0))
-        if system.cables is not None:
-            mass_matrix = (mass_matrix + cable.mass_matrix(system.cables, system.n_velocities)).tocsr()
+        for kind, group in system.body_kinds:
+            if kind.constant_mass_matrix is not None:
+                mass_matrix = (mass_matrix + kind.constant_mass_matrix(group, system)).tocsr()
         self.mass_matrix: Matrix = mass_matrix if self.sparse else mass_matrix.toarray()
         self._body_columns = kinematics.body_velocity_columns(system)
         """per body, its velocity coordinates in ``v`` (a flexible body's frame and modal ones)"""
@@ -190,8 +192,8 @@ class CartesianFormulation:
             s.gravity,
         )
         tail_q, tail_v = q[s.n_frame_positions :], v[s.n_frame_velocities :]
-        kinematics.add_marker_motion(s, tail_q, v, R_WB, w_WB_W, v_WM_W, w_WM_W, bias_WM_W)
         frames = Pose(t, p_WB_W, R_WB, kinematics.split_positions(s, q)[1], p_WM_W, p_BM_W, R_WM, tail_q)
+        kinematics.add_marker_motion(s, frames, v, w_WB_W, v_WM_W, w_WM_W, bias_WM_W)
         motion = Twist(v_WB_W, w_WB_W, kinematics.split_velocities(s, v)[1], v_WM_W, w_WM_W, bias_WM_W, tail_v)
         x = s.x0 if x is None else x
         if self.has_loads:
@@ -200,7 +202,7 @@ class CartesianFormulation:
             wrench += element_wrench
         else:
             loads, element_wrench = forces.NO_LOADS, self._no_wrench
-        G = self.assembler.with_modal_columns(self.assembler.from_values(values), frames, coefficients)
+        G = self.assembler.with_kind_columns(self.assembler.from_values(values), frames, coefficients)
         jacobian = constraints.ConstraintJacobian(
             coefficients[:, 0], coefficients[:, 1], coefficients[:, 2], coefficients[:, 3]
         )
@@ -208,25 +210,13 @@ class CartesianFormulation:
         if tail_v.size:
             generalized_force = np.concatenate([generalized_force, np.zeros(tail_v.size)])
             damping_power = 0.0
-            if s.modal is not None:
-                blocks, damping_power = modal.body_terms(s.modal, q, v, R_WB, s.gravity, generalized_force)
-                mass_matrix = modal.add_mass_matrix(blocks, self.mass_matrix)
-            if s.cables is not None and elements:
-                _, cable_damping = cable.body_terms(s.cables, q, v, generalized_force)
-                damping_power += cable_damping
-            if s.rope_spans is not None:
-                spans = s.rope_spans
-                if elements:
-                    (columns, blocks), (*_, span_damping) = rope_span.body_terms(spans, q, v, generalized_force)
-                    mass_matrix = self._with_mass_blocks(mass_matrix, columns, blocks)
-                    damping_power += span_damping
-                if spans.arc_body.size:
-                    arcs = rope_span.rim_arcs(spans, q, p_WM_W, R_WM, p_WB_W)
-                    columns, blocks, friction_power = rope_span.add_rim_terms(
-                        spans, arcs, q, R_WM, R_WB, w_WB_W, generalized_force
-                    )
-                    mass_matrix = self._with_mass_blocks(mass_matrix, columns, blocks)
-                    damping_power += friction_power
+            for kind, group in s.body_kinds:
+                if kind.body_terms is None:
+                    continue
+                mass_entries, dissipated = kind.body_terms(group, s, frames, motion, q, v, elements, generalized_force)
+                for entries in mass_entries:
+                    mass_matrix = self._with_mass_entries(mass_matrix, *entries)
+                damping_power += dissipated
             if self.has_loads:
                 forces.add_tail_element_forces(s, frames, loads, generalized_force)
             loads = dataclasses.replace(loads, dissipated_power=loads.dissipated_power + damping_power)
@@ -244,15 +234,15 @@ class CartesianFormulation:
         constraints.set_coordinate_values(rows, f, q_tail)
         return f, f_dot
 
-    def _with_mass_blocks(self, mass_matrix: Matrix, columns: IntArray, blocks: FloatArray) -> Matrix:
-        """``mass_matrix`` plus ``blocks`` (k, w, w) at ``columns`` (k, w): sparse, a new matrix
-        (``rope_span.add_mass_matrix``); dense, added in place, into a copy when ``mass_matrix`` is the
-        constant ``self.mass_matrix``."""
+    def _with_mass_entries(self, mass_matrix: Matrix, rows: IntArray, columns: IntArray, values: FloatArray) -> Matrix:
+        """``mass_matrix`` plus the entries ``values`` [kg] at ``(rows, columns)`` (k,) (a body kind's
+        ``body_terms``' mass; repeated places add up): sparse, a new matrix; dense, added in place, into a
+        copy when ``mass_matrix`` is the constant ``self.mass_matrix``."""
         if self.sparse:
-            return rope_span.add_mass_matrix(columns, blocks, mass_matrix)
+            return (mass_matrix + sp.csr_matrix((values, (rows, columns)), shape=mass_matrix.shape)).tocsr()
         if mass_matrix is self.mass_matrix:
             mass_matrix = mass_matrix.copy()
-        add_blocks(mass_matrix, columns, blocks)
+        add_entries(mass_matrix, rows, columns, values)
         return mass_matrix
 
     def step_limit(self, q: FloatArray, v: FloatArray, t: float, x: FloatArray) -> float:
@@ -277,22 +267,12 @@ class CartesianFormulation:
             return gamma
         j = state.jacobian
         coefficients = np.stack([j.g_vi, j.g_wi, j.g_vj, j.g_wj], axis=1)
-        motion, rows = state.motion, self.rows
-        if s.modal is not None:
-            gamma = gamma + modal.angular_bias_rhs(
-                s.modal,
-                rows.i_marker,
-                rows.j_marker,
-                coefficients,
-                state.frames.p_BM_W,
-                motion.w_WB_W,
-                motion.w_WM_W,
-                s.marker_body,
-            )
-        if s.cables is not None:
-            gamma = gamma + cable.angular_bias_rhs(
-                s.cables, state.q, state.v, rows.i_marker, rows.j_marker, coefficients, state.frames.p_BM_W
-            )
+        rows = self.rows
+        for kind, group in s.body_kinds:
+            if kind.angular_bias_rhs is not None:
+                gamma = gamma + kind.angular_bias_rhs(
+                    group, s, state.frames, state.motion, state.q, state.v, rows.i_marker, rows.j_marker, coefficients
+                )
         return gamma
 
     # -- accelerations and multipliers ------------------------------------------------------
@@ -330,56 +310,25 @@ class CartesianFormulation:
         return state, acceleration, lam
 
     def kinetic_energy(self, frames: Pose, motion: Twist) -> float:
-        """``1/2 m v.v + 1/2 w_B . J w_B`` summed over rigid bodies, plus the flexible bodies'
-        ``1/2 u^T M(q) u`` [J]."""
+        """``1/2 m v.v + 1/2 w_B . J w_B`` summed over rigid bodies, plus the other body kinds' (a
+        flexible body's ``1/2 u^T M(q) u``, ``BodyKind.kinetic_energy``) [J]."""
         s = self.system
         translational = 0.5 * np.sum(s.mass * np.sum(motion.v_WB_W[:-1] ** 2, axis=1))
         rotational = 0.5 * np.einsum("bi,bij,bj->", motion.w_WB_B, s.inertia, motion.w_WB_B)
-        elastic = (
-            0.0
-            if s.modal is None
-            else modal.kinetic_energy(
-                s.modal, frames.q_modal, motion.v_WB_W, motion.w_WB_B, motion.v_modal, frames.R_WB
-            )
-        )
-        if s.cables is not None:
-            elastic += cable.kinetic_energy(s.cables, motion.v_modal, offset=s.n_frame_velocities)
-        if s.rope_spans is not None:
-            elastic += self._span_energies(frames, motion.v_modal)[0]
-            if s.rope_spans.arc_body.size:
-                arcs = self._rim_arcs(frames)
-                elastic += rope_span.rim_energies(arcs, s.rope_spans, motion.v_WB_W, motion.w_WB_W, frames.p_WB_W)[0]
+        elastic = 0.0
+        for kind, group in s.body_kinds:
+            if kind.kinetic_energy is not None:
+                elastic += kind.kinetic_energy(group, s, frames, motion)
         return float(translational + rotational + elastic)
 
-    def _rim_arcs(self, frames: Pose) -> rope_span.RimArcs:
-        """The rope on the pulleys of moving-node ropes at ``frames``."""
-        s = self.system
-        q = np.concatenate([np.zeros(s.n_frame_positions), frames.q_modal])
-        return rope_span.rim_arcs(s.rope_spans, q, frames.p_WM_W, frames.R_WM, frames.p_WB_W)
-
-    def _span_energies(self, frames: Pose, v_tail: FloatArray) -> tuple[float, float, float]:
-        """``(kinetic, gravity potential, strain)`` [J] of the moving-node rope spans' material at
-        ``frames`` and the velocities after the frames' ``v_tail``."""
-        s = self.system
-        q = np.concatenate([np.zeros(s.n_frame_positions), frames.q_modal])
-        v = np.concatenate([np.zeros(s.n_frame_velocities), v_tail])
-        return rope_span.energies(s.rope_spans, q, v)
-
     def potential_energy(self, frames: Pose, loads: forces.ElementLoads) -> float:
-        """Gravity (``-m g . p``) plus stored element energy, plus the flexible bodies' gravity and
-        strain energy [J]."""
+        """Gravity (``-m g . p``) plus stored element energy, plus the other body kinds' gravity and
+        strain energy (``BodyKind.potential_energy``) [J]."""
         s = self.system
         gravity = -float(np.sum(s.mass * (frames.p_WB_W[:-1] @ s.gravity)))
-        if s.modal is not None:
-            gravity += modal.potential_energy(s.modal, frames.q_modal, frames.p_WB_W, frames.R_WB, s.gravity)
-        if s.cables is not None:
-            gravity += cable.potential_energy(s.cables, frames.q_modal, offset=s.n_frame_positions)
-        if s.rope_spans is not None:  # positions only: no velocities needed
-            _, span_gravity, strain = self._span_energies(frames, np.zeros(s.n_velocities - s.n_frame_velocities))
-            gravity += span_gravity + strain
-            if s.rope_spans.arc_body.size:
-                zero = np.zeros_like(frames.p_WB_W)
-                gravity += rope_span.rim_energies(self._rim_arcs(frames), s.rope_spans, zero, zero, frames.p_WB_W)[1]
+        for kind, group in s.body_kinds:
+            if kind.potential_energy is not None:
+                gravity += kind.potential_energy(group, s, frames)
         return gravity + loads.potential_energy
 
     @staticmethod
@@ -437,10 +386,10 @@ class CartesianFormulation:
                         cols.append(np.full(affected.size, column))
                         values.append(change[affected] / h)
         for element_columns, *tangents in self._element_tangents(q, v):
-            width = element_columns.shape[1]
+            element_rows, element_cols = block_places(element_columns)
             for (rows, cols, values), tangent in zip(entries, tangents):
-                rows.append(np.repeat(element_columns, width, axis=1).reshape(-1))
-                cols.append(np.tile(element_columns, (1, width)).reshape(-1))
+                rows.append(element_rows)
+                cols.append(element_cols)
                 values.append(tangent.reshape(-1))
         K, C = (
             sp.csr_matrix(
@@ -453,33 +402,13 @@ class CartesianFormulation:
 
     def _element_tangents(self, q: FloatArray, v: FloatArray) -> list[tuple[IntArray, FloatArray, FloatArray]]:
         """Per element kind, ``(columns (ne, w), d f / d x (ne, w, w), d f / d v (ne, w, w))`` of the
-        cable elements' elastic and damping forces (exact: ``cable.element_tangents``) and of the span
-        elements' terms (``span_tangents.element_tangents``) at ``(q, v)``; their gravity and line
-        loads are constant."""
+        element terms ``_evaluate`` leaves out without ``elements`` (``BodyKind.element_tangents``: the
+        cable elements' elastic and damping forces, the span elements' terms) at ``(q, v)``."""
         s = self.system
         tangents = []
-        if s.cables is not None and s.cables.length.size:
-            cables = s.cables
-            count = cables.length.size
-            shape = (count, cable.ELEMENT_WIDTH, cable.ELEMENT_WIDTH)
-            stiffness, damping = np.empty(shape), np.empty(shape)
-            cable.element_tangents(
-                q,
-                v,
-                cables.element_positions,
-                cables.element_velocities,
-                cables.length,
-                cables.axial_stiffness,
-                cables.bending_stiffness,
-                cables.damping,
-                stiffness,
-                damping,
-            )
-            tangents.append((cables.element_velocities, stiffness, damping))
-        if s.rope_spans is not None:
-            from multibody.formulation.bodies import span_tangents
-
-            tangents.append((s.rope_spans.element_columns, *span_tangents.element_tangents(s.rope_spans, q, v)))
+        for kind, group in s.body_kinds:
+            if kind.element_tangents is not None:
+                tangents += kind.element_tangents(group, s, q, v)
         return tangents
 
     def coupling_jacobians(
@@ -553,29 +482,26 @@ def _attachment_coupling(
 ) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
     """Per coupling group (``System.adjacency``'s: each body, then each cable node and span's end
     coordinates, their velocity columns ``group_columns``), the groups coupled to it by a constraint,
-    a force element, a contact or a rope's arc on a rim (itself included): the adjacency without the
-    cable and span elements. A marker on a cable couples its element's two nodes (and a span's end
-    coordinates); a row reading a coordinate, that coordinate's group. Second, the groups whose
-    residual its velocities change: a body's own (gyroscopic, modal and rim terms) and those of the
-    force elements attached to it (none for a cable node without one: constraints read no velocities)."""
+    a force element, a contact or a body kind's own attachments (a rope's arc on a rim;
+    ``BodyKind.coupling_sets``) (itself included): the adjacency without the cable and span elements.
+    A marker couples its body's group, or those whose coordinates move it (``BodyKind.marker_coupling``:
+    a marker on a cable, its element's two nodes and a span's end coordinates); a row reading a
+    coordinate, that coordinate's group. Second, the groups whose residual its velocities change: a
+    body's own (gyroscopic, modal and rim terms) and those of the force elements attached to it (none
+    for a cable node without one: constraints read no velocities)."""
     group_of = np.empty(system.n_velocities, np.int64)
     for g, columns in enumerate(group_columns):
         group_of[columns] = g
-    cables = system.cables
-    ends_of = {}  # per cable with end coordinates (a span), their group
-    for k in range(0 if cables is None else len(cables)):
-        nodes_end = int(cables.v_offset[k] + 6 * cables.n_nodes[k])
-        if cables.count[k] > 6 * cables.n_nodes[k]:
-            ends_of[k] = int(group_of[nodes_end])
+    moved_by: dict[int, set[int]] = {}  # the markers other body kinds' coordinates move, and their groups
+    for kind, group in system.body_kinds:
+        if kind.marker_coupling is not None:
+            moved_by.update(kind.marker_coupling(group, system, group_of))
 
     def marker_groups(marker: int) -> set[int]:
-        n = -1 if cables is None else int(cables.slot[marker])
-        if n < 0:
-            body = int(system.marker_body[marker])
-            return {body} if body >= 0 else set()
-        columns = cables.marker_velocities[n]
-        owner = int(np.searchsorted(cables.v_offset, columns[0], side="right") - 1)
-        return {int(g) for g in group_of[columns]} | ({ends_of[owner]} if owner in ends_of else set())
+        if marker in moved_by:
+            return moved_by[marker]
+        body = int(system.marker_body[marker])
+        return {body} if body >= 0 else set()
 
     sets: dict[tuple[str, int], set[int]] = {}
     rows = system.all_rows
@@ -593,14 +519,10 @@ def _attachment_coupling(
             sets[("contact", r)] = marker_groups(int(contact_rows.i_marker[r])) | marker_groups(
                 int(contact_rows.j_marker[r])
             )
-    spans = system.rope_spans
-    if spans is not None:
-        tail = system.n_frame_positions - system.n_frame_velocities  # q and v columns differ by this past the frames
-        for a in range(spans.arc_body.size):
-            material = [spans.arc_material[a]] if spans.arc_material[a] >= 0 else []
-            columns = [*spans.arc_first[a], *spans.arc_second[a], *material]
-            found = {int(g) for g in group_of[np.array(columns, np.int64) - tail]} | {int(spans.arc_body[a])}
-            sets[("arc", a)] = found | marker_groups(int(spans.arc_marker[a]))
+    for kind, group in system.body_kinds:
+        if kind.coupling_sets is not None:
+            for k, groups in enumerate(kind.coupling_sets(group, system, group_of, marker_groups)):
+                sets[(kind.name, k)] = groups
     neighbours = [{g} for g in range(len(group_columns))]
     for groups in sets.values():
         for g in groups:

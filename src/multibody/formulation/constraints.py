@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from multibody.formulation.blocks import add_entries
-from multibody.formulation.bodies import cable, modal, rigid
+from multibody.formulation.bodies import rigid
 from multibody.formulation.frames import Pose, Twist
 from multibody.spatial.rotations import FloatArray
 from multibody.system.system import CONSTRAINT_KINDS, ConstraintRows, System
@@ -446,8 +446,7 @@ class JacobianAssembler:
         self.row_index = row_index[self.keep]
         self.column = column[self.keep]
         self.body_i, self.body_j = body_i, body_j
-        self.modal, self.i_marker, self.j_marker = system.modal, rows.i_marker, rows.j_marker
-        self.cables, self.n_frame_positions = system.cables, system.n_frame_positions
+        self.system, self.i_marker, self.j_marker = system, rows.i_marker, rows.j_marker
         reads = np.flatnonzero(rows.read_coordinates >= 0)
         # d Phi / d s: 1 in a rim_material row, -c in a groove row
         slope = np.where(rows.kind[reads] == GROOVE, -rows.parameter[reads], 1.0)
@@ -465,37 +464,24 @@ class JacobianAssembler:
         each sits (``multibody.formulation.dae_kernel``)"""
 
     def assemble(self, frames: Pose, jacobian: ConstraintJacobian) -> np.ndarray | sp.csr_matrix:
-        """``G`` in velocity space (angular part in body components), modal columns included."""
+        """``G`` in velocity space (angular part in body components), the other body kinds' columns included."""
         coefficients = np.stack([jacobian.g_vi, jacobian.g_wi, jacobian.g_vj, jacobian.g_wj], axis=1)
         G = self.from_values(rigid.jacobian_values(coefficients, frames.R_WB, self.body_i, self.body_j))
-        return self.with_modal_columns(G, frames, coefficients)
+        return self.with_kind_columns(G, frames, coefficients)
 
-    def with_modal_columns(
+    def with_kind_columns(
         self, G: np.ndarray | sp.csr_matrix, frames: Pose, coefficients: FloatArray
     ) -> np.ndarray | sp.csr_matrix:
         """``G`` (from ``from_values``) with the columns of the other body kinds' coordinates from the
-        world body coefficients (m, 4, 3): the flexible bodies' modal coordinates
-        (``bodies.modal.jacobian_entries``) and the cables' nodes (``bodies.cable.jacobian_entries``);
-        ``G`` itself when the model has only rigid bodies."""
+        world body coefficients (m, 4, 3) (``BodyKind.jacobian_entries``: the flexible bodies' modal
+        coordinates, the cables' nodes) and the rows' entries on the coordinates they read; ``G``
+        itself when there are none."""
         entries = []
-        if self.modal is not None:
-            entries.append(
-                modal.jacobian_entries(
-                    self.modal, self.i_marker, self.j_marker, coefficients, frames.p_BM_W, frames.R_WB
+        for kind, group in self.system.body_kinds:
+            if kind.jacobian_entries is not None:
+                entries.append(
+                    kind.jacobian_entries(group, self.system, frames, self.i_marker, self.j_marker, coefficients)
                 )
-            )
-        if self.cables is not None:
-            entries.append(
-                cable.jacobian_entries(
-                    self.cables,
-                    frames.q_modal,
-                    self.i_marker,
-                    self.j_marker,
-                    coefficients,
-                    frames.p_BM_W,
-                    offset=self.n_frame_positions,
-                )
-            )
         if self.coordinate_entries[0].size:
             entries.append(self.coordinate_entries)
         if not entries:

@@ -3,12 +3,14 @@
 Coordinates per body: ``q_b = (p_WBo_W (3), e_WB (4))`` and ``v_b = (v_WBo_W (3), w_WB_B (3))``:
 CM position and velocity in world, Euler parameters, angular velocity in body components.
 Per-body arrays have ``nb + 1`` rows; the last (index -1) is the ground at rest at the origin.
-The frame blocks of every body come first in ``q`` and ``v``, then the modal coordinates of the
-flexible bodies (``multibody.formulation.bodies.modal``, which deforms their markers), then the
-node coordinates of the ANCF cables (``multibody.formulation.bodies.cable``, whose markers are
-placed in world axes like the ground's, and moved by it). The per-step
-work runs in the compiled kernels of the rigid body kind (``multibody.formulation.bodies.rigid``);
-this module gives them named results.
+The frame blocks of every body come first in ``q`` and ``v``, then the coordinates of the other
+body kinds present (``System.body_kinds``, registered in ``multibody.formulation.bodies.registry``),
+each of which says how they move the markers on its bodies (``BodyKind.marker_geometry``,
+``add_marker_motion``). Past the frames, every kind so far has ``dq/dt = v`` on its coordinates,
+which ``position_rate``, ``displace`` and ``position_difference`` take as they are (a kind with
+rotation parameters among its coordinates would add a hook there). The per-step work runs in the
+compiled kernels of the rigid body kind (``multibody.formulation.bodies.rigid``) and of the other
+kinds; this module gives them named results.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from multibody.formulation.bodies import cable, modal, rigid
+from multibody.formulation.bodies import rigid
 from multibody.spatial.rotations import FloatArray
 from multibody.system.system import IntArray, System
 
@@ -43,8 +45,8 @@ class Pose:
     R_WM: FloatArray
     """(nm, 3, 3)"""
     q_modal: FloatArray = field(default_factory=lambda: _NONE)
-    """the coordinates after the frames': the flexible bodies' modal coordinates [sqrt(kg) m], then
-    the cables' node positions [m] and slopes"""
+    """the coordinates after the frames': the other body kinds' (``System.body_kinds``), in their order
+    (the flexible bodies' modal coordinates [sqrt(kg) m], the cables' node positions [m] and slopes ...)"""
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,8 @@ class Twist:
     bias_WM_W: FloatArray
     """(nm, 3) the velocity-dependent part ``J' v`` of the marker origin accelerations [m/s^2]"""
     v_modal: FloatArray = field(default_factory=lambda: _NONE)
-    """the velocities after the frames': modal velocities [sqrt(kg) m/s], then the cables' node
-    velocities [m/s] and slope rates [1/s]"""
+    """the velocities after the frames': the other body kinds', in their order (modal velocities
+    [sqrt(kg) m/s], the cables' node velocities [m/s] and slope rates [1/s] ...)"""
 
 
 def frame_positions(system: System, q: FloatArray) -> FloatArray:
@@ -92,13 +94,12 @@ def split_velocities(system: System, v: FloatArray) -> tuple[FloatArray, FloatAr
 
 def marker_geometry(system: System, q: FloatArray) -> tuple[FloatArray, FloatArray]:
     """``(marker_position (nm, 3), marker_orientation (nm, 3, 3))`` at ``q``: the System's, with the
-    markers on flexible bodies deformed (``bodies.modal.marker_geometry``) and those on cables
-    where their nodes put them (``bodies.cable.marker_geometry``)."""
+    markers on the other body kinds' bodies where their coordinates put them (``BodyKind.marker_geometry``:
+    flexible bodies deform them, cables' nodes carry them)."""
     geometry = system.marker_position, system.marker_orientation
-    if system.modal is not None:
-        geometry = modal.marker_geometry(system.modal, q, *geometry)
-    if system.cables is not None:
-        geometry = cable.marker_geometry(system.cables, q, *geometry)
+    for kind, group in system.body_kinds:
+        if kind.marker_geometry is not None:
+            geometry = kind.marker_geometry(group, q, *geometry)
     return geometry
 
 
@@ -119,7 +120,7 @@ def twist(system: System, frames: Pose, v: FloatArray) -> Twist:
     v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W = rigid.marker_twists(
         frame_velocities(system, v), frames.R_WB, system.marker_body, frames.p_BM_W
     )
-    add_marker_motion(system, frames.q_modal, v, frames.R_WB, w_WB_W, v_WM_W, w_WM_W, bias_WM_W)
+    add_marker_motion(system, frames, v, w_WB_W, v_WM_W, w_WM_W, bias_WM_W)
     return Twist(
         v_WB_W, w_WB_W, split_velocities(system, v)[1], v_WM_W, w_WM_W, bias_WM_W, v[system.n_frame_velocities :]
     )
@@ -127,21 +128,20 @@ def twist(system: System, frames: Pose, v: FloatArray) -> Twist:
 
 def add_marker_motion(
     system: System,
-    q_tail: FloatArray,
+    frames: Pose,
     v: FloatArray,
-    R_WB: FloatArray,
     w_WB_W: FloatArray,
     v_WM_W: FloatArray,
     w_WM_W: FloatArray,
     bias_WM_W: FloatArray,
 ) -> None:
     """Add to the rigid markers' twists and biases (nm, 3 each, in place) what the other body kinds'
-    coordinates do at velocities ``v``: modal deformation rates, cable node velocities; ``q_tail`` are
-    the positions after the frames' (``Pose.q_modal``)."""
-    if system.modal is not None:
-        modal.add_marker_motion(system.modal, v, R_WB, w_WB_W, v_WM_W, w_WM_W, bias_WM_W)
-    if system.cables is not None:
-        cable.add_marker_motion(system.cables, q_tail, v, v_WM_W, w_WM_W, offset=system.n_frame_positions)
+    coordinates do at ``frames`` and velocities ``v`` (n_velocities,) (``BodyKind.add_marker_motion``:
+    modal deformation rates, cable node velocities); ``w_WB_W`` (nb+1, 3) are the frames' angular
+    velocities [rad/s]."""
+    for kind, group in system.body_kinds:
+        if kind.add_marker_motion is not None:
+            kind.add_marker_motion(group, system, frames, v, w_WB_W, v_WM_W, w_WM_W, bias_WM_W)
 
 
 def position_rate(system: System, q: FloatArray, v: FloatArray) -> FloatArray:
@@ -184,13 +184,12 @@ def normalize_positions(system: System, q: FloatArray) -> FloatArray:
 
 def body_velocity_columns(system: System) -> tuple[IntArray, ...]:
     """Per coupling group (``System.adjacency``: each body, then each cable node), its velocity
-    coordinates in ``v``: a body's frame's, then (flexible bodies) its modal ones; a node's six."""
+    coordinates in ``v``: a body's frame's, then those the other body kinds join to it (a flexible
+    body's modal ones) or give groups of their own (a node's six) (``BodyKind.add_velocity_groups``)."""
     columns = [np.arange(rigid.body_columns(b).start, rigid.body_columns(b).stop) for b in range(system.n_bodies)]
-    if system.modal is not None:
-        for k, b in enumerate(system.modal.frame):
-            columns[b] = system.modal.velocity_columns(k)
-    if system.cables is not None:
-        columns += system.cables.node_columns()
+    for kind, group in system.body_kinds:
+        if kind.add_velocity_groups is not None:
+            kind.add_velocity_groups(group, columns)
     return tuple(columns)
 
 
@@ -202,20 +201,11 @@ def position_scale(system: System, q: FloatArray) -> FloatArray:
 
 def coordinate_scale(system: System, length: float) -> FloatArray:
     """(n_velocities,) a typical size of each velocity-space coordinate: ``length`` [m] on translations,
-    1 rad on rotations, ``sqrt(m) length`` [sqrt(kg) m] on a flexible body's modal coordinates (a
-    deflection of ``length`` over the body), on cable node positions (and a rope span's material
-    coordinates) the shorter of ``length`` and the cable's shortest element, 1 on slopes."""
+    1 rad on rotations, and the other body kinds' sizes of theirs (``BodyKind.coordinate_scale``:
+    ``sqrt(m) length`` [sqrt(kg) m] on a flexible body's modal coordinates, on cable node positions
+    the shorter of ``length`` and the cable's shortest element, 1 on slopes)."""
     scale = [rigid.coordinate_scale(system.n_bodies, length)]
-    if system.modal is not None:
-        scale += [
-            np.full(int(n), np.sqrt(inv.mass) * length) for n, inv in zip(system.modal.count, system.modal.invariants)
-        ]
-    if system.cables is not None:
-        # a node moves on the scale of its cable's elements: a step of the whole length would strain
-        # a short element far past a rope's strain (and across a tension-only rope's kink at slack)
-        cables = system.cables
-        scale += [
-            np.r_[np.tile([size] * 3 + [1.0] * 3, int(nodes)), np.full(int(n - 6 * nodes), size)]
-            for n, nodes, size in zip(cables.count, cables.n_nodes, np.minimum(length, cables.shortest_element))
-        ]
+    for kind, group in system.body_kinds:
+        if kind.coordinate_scale is not None:
+            scale += kind.coordinate_scale(group, length)
     return np.concatenate(scale)

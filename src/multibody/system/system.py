@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,6 +20,7 @@ from multibody.system.layout import CoordinateLayout
 
 if TYPE_CHECKING:
     from multibody.formulation.bodies.cable import CableBodies
+    from multibody.formulation.bodies.kind import BodyKind
     from multibody.formulation.bodies.modal import ModalBodies
     from multibody.formulation.bodies.rope_span import RopeSpans
     from multibody.formulation.forces.family import ForceGroup
@@ -250,10 +251,19 @@ class System:
     def n_bodies(self) -> int:
         return len(self.body_names)
 
+    @cached_property
+    def body_kinds(self) -> tuple[tuple[BodyKind, Any], ...]:
+        """``(kind, group)`` of every body kind besides the rigid one that the model has, in the order
+        of their coordinates (``multibody.formulation.bodies.registry.present_kinds``), found once:
+        the per-step path loops over it, and over nothing for rigid bodies alone."""
+        from multibody.formulation.bodies.registry import present_kinds
+
+        return present_kinds(self)
+
     @property
     def rigid_only(self) -> bool:
-        """Whether every body is rigid (no modal body, no cable): the compiled rigid Newton applies."""
-        return self.modal is None and self.cables is None
+        """Whether every body is rigid (no other body kind): the compiled rigid Newton applies."""
+        return not self.body_kinds
 
     @cached_property
     def n_frame_positions(self) -> int:
@@ -305,10 +315,12 @@ class System:
     def summary(self) -> str:
         """The model summary printed by ``multibody info`` and ``run``."""
         lines = [
-            f"model '{self.name}': {_count(self.n_bodies, 'body', 'bodies')}, "
-            f"{_count(len(self.constraint_names), 'constraint', 'constraints')} "
-            f"({_count(len(self.all_rows), 'equation', 'equations')}), "
-            f"{_count(len(self.force_names), 'force element', 'force elements')}",
+            (
+                f"model '{self.name}': {_count(self.n_bodies, 'body', 'bodies')}, "
+                f"{_count(len(self.constraint_names), 'constraint', 'constraints')} "
+                f"({_count(len(self.all_rows), 'equation', 'equations')}), "
+                f"{_count(len(self.force_names), 'force element', 'force elements')}"
+            ),
             f"  gravity {np.round(self.gravity, 6).tolist()} m/s^2",
             f"  degrees of freedom: {self.dof} (Gruebler count {self.gruebler_dof})",
         ]

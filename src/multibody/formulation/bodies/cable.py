@@ -23,19 +23,27 @@ coordinates per node, ``q = v``-space alike (``dq/dt = v``): node positions ``r_
 
 The markers' frames, twists and constraint-Jacobian columns are compiled loops over the markers
 on cables (``marker_geometry``, ``add_marker_motion``, ``jacobian_entries``): the per-step path
-makes no array per marker.
+makes no array per marker. The functions after the kernels have the signatures of the ``BodyKind``
+hooks (``multibody.formulation.bodies.kind``), and ``KIND`` registers them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
+from multibody.formulation.blocks import block_places
+from multibody.formulation.bodies.kind import BodyKind, MatrixEntries
 from multibody.spatial.rotations import cross, skew
+
+if TYPE_CHECKING:
+    from multibody.formulation.frames import Pose, Twist
+    from multibody.system.system import System
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -322,17 +330,6 @@ class CableBodies:
     def __len__(self) -> int:
         return len(self.names)
 
-    def node_columns(self) -> list[IntArray]:
-        """Per node of every cable in order, its six velocity coordinates (and after a moving-node
-        span's nodes, its ends' two material coordinates)."""
-        columns = []
-        for k in range(len(self)):
-            first, nodes_end = int(self.v_offset[k]), int(self.v_offset[k] + 6 * self.n_nodes[k])
-            columns += [np.arange(start, start + 6) for start in range(first, nodes_end, 6)]
-            if self.count[k] > nodes_end - first:
-                columns.append(np.arange(nodes_end, first + int(self.count[k])))
-        return columns
-
 
 def _element_sums(weights_of: FloatArray, e: FloatArray) -> FloatArray:
     """``sum_i w[k, i] e[k, 3i:3i+3]`` (nk, 3) for per-marker weights (nk, 4) and coordinates (nk, 12)."""
@@ -453,14 +450,22 @@ def _marker_motion(
 
 
 def add_marker_motion(
-    cables: CableBodies, q: FloatArray, v: FloatArray, v_WM_W: FloatArray, w_WM_W: FloatArray, offset: int = 0
+    cables: CableBodies,
+    system: System,
+    frames: Pose,
+    v: FloatArray,
+    w_WB_W: FloatArray,
+    v_WM_W: FloatArray,
+    w_WM_W: FloatArray,
+    bias_WM_W: FloatArray,
 ) -> None:
     """Add the cables' motion to their markers' velocities and angular velocities (nm, 3, world,
-    in place) at ``(q, v)`` (``q`` as ``tangents`` takes it): ``S e'`` and ``t x t' / |t|^2``."""
+    in place) at ``frames`` and velocities ``v`` (n_velocities,): ``S e'`` and ``t x t' / |t|^2`` (no
+    acceleration bias on the origins; the angular one is ``angular_bias_rhs``'s)."""
     _marker_motion(
-        q,
+        frames.q_modal,
         v,
-        offset,
+        system.n_frame_positions,
         cables.marker,
         cables.marker_positions,
         cables.marker_velocities,
@@ -529,19 +534,18 @@ def _jacobian_entries(
 
 def jacobian_entries(
     cables: CableBodies,
-    q: FloatArray,
+    system: System,
+    frames: Pose,
     i_marker: IntArray,
     j_marker: IntArray,
     body_coefficients: FloatArray,
-    p_BM_W: FloatArray,
-    offset: int = 0,
-) -> tuple[IntArray, IntArray, FloatArray]:
+) -> MatrixEntries:
     """``(row, column, value)`` of the cables' columns of ``G`` for rows with markers ``i_marker``,
     ``j_marker`` (m,) and world body coefficients (m, 4, 3): ``a_v . S + a_w . skew(t) S_x / |t|^2``
-    (``q`` and ``offset`` as ``tangents`` takes them; compiled, one pass over the rows)."""
+    at ``frames`` (compiled, one pass over the rows)."""
     return _jacobian_entries(
-        q,
-        offset,
+        frames.q_modal,
+        system.n_frame_positions,
         cables.slot,
         cables.marker_positions,
         cables.marker_velocities,
@@ -550,21 +554,24 @@ def jacobian_entries(
         i_marker,
         j_marker,
         np.ascontiguousarray(body_coefficients),
-        p_BM_W,
+        frames.p_BM_W,
     )
 
 
 def angular_bias_rhs(
     cables: CableBodies,
+    system: System,
+    frames: Pose,
+    motion: Twist,
     q: FloatArray,
     v: FloatArray,
     i_marker: IntArray,
     j_marker: IntArray,
     body_coefficients: FloatArray,
-    p_BM_W: FloatArray,
 ) -> FloatArray:
     """The part of ``gamma`` (m,) from the angular acceleration bias of markers on cables,
-    ``-2 (t . t') (t x t') / |t|^4``: ``-(a_wI . bias_I + a_wJ . bias_J)``."""
+    ``-2 (t . t') (t x t') / |t|^4``: ``-(a_wI . bias_I + a_wJ . bias_J)``, at positions ``q``
+    (n_positions,) and velocities ``v`` (n_velocities,)."""
     t = tangents(cables, q)
     t_rate = _element_sums(cables.marker_slopes, v[cables.marker_velocities])
     squared = np.einsum("ki,ki->k", t, t)
@@ -573,36 +580,35 @@ def angular_bias_rhs(
     for side, markers in ((0, i_marker), (2, j_marker)):
         on_cable = np.flatnonzero(cables.slot[markers] >= 0)
         n = cables.slot[markers[on_cable]]
-        _, a_w = _marker_twist_coefficients(body_coefficients, side, on_cable, markers[on_cable], p_BM_W)
+        _, a_w = _marker_twist_coefficients(body_coefficients, side, on_cable, markers[on_cable], frames.p_BM_W)
         gamma[on_cable] -= np.einsum("ri,ri->r", a_w, bias[n])
     return gamma
 
 
 def load_forces(
     cables: CableBodies,
-    q: FloatArray,
+    system: System,
+    frames: Pose,
     force_W: FloatArray,
     torque_W: FloatArray,
     marker: IntArray,
     sign: FloatArray,
     application: IntArray,
-    p_WM_W: FloatArray,
     out: FloatArray,
-    offset: int = 0,
 ) -> None:
     """Add to ``out`` (nv,) the cables' generalized forces of loads ``sign[k] (force_W[k],
     torque_W[k])`` carried by markers ``marker`` and applied at the origins of ``application``
     (``rigid.generalized_forces``' arguments): ``S^T F + (skew(t) S_x / |t|^2)^T (T + r x F)``
-    (``q`` and ``offset`` as ``tangents`` takes them). The torque's component along the tangent does
-    no work: a cable has no torsion."""
+    at ``frames``. The torque's component along the tangent does no work: a cable has no torsion."""
     loaded = np.flatnonzero(cables.slot[marker] >= 0)
     if not loaded.size:
         return
     n = cables.slot[marker[loaded]]
     force = sign[loaded, None] * force_W[loaded]
+    p_WM_W = frames.p_WM_W
     torque = sign[loaded, None] * torque_W[loaded] + cross(p_WM_W[application[loaded]] - p_WM_W[marker[loaded]], force)
     generalized = np.einsum("ki,kim->km", force, _shape_matrices(cables.marker_shapes)[n]) + np.einsum(
-        "ki,kim->km", torque, rotation_jacobians(cables, q, offset)[n]
+        "ki,kim->km", torque, rotation_jacobians(cables, frames.q_modal, system.n_frame_positions)[n]
     )
     np.add.at(out, cables.marker_velocities[n], generalized)
 
@@ -623,20 +629,32 @@ def element_integrals(length: FloatArray, mass_per_length: FloatArray) -> tuple[
     return scale[:, None, None] * outer, scale[:, None] * first
 
 
-def mass_matrix(cables: CableBodies, n_velocities: int) -> sp.csr_matrix:
+def mass_matrix(cables: CableBodies, system: System) -> sp.csr_matrix:
     """The cables' constant mass matrix (nv, nv) [kg], zero outside their coordinates."""
+    n_velocities = system.n_velocities
     blocks = np.einsum("kij,ab->kiajb", cables.element_mass, np.eye(3)).reshape(-1, ELEMENT_WIDTH, ELEMENT_WIDTH)
-    columns = cables.element_velocities
-    rows = np.repeat(columns, ELEMENT_WIDTH, axis=1).reshape(-1)
-    cols = np.tile(columns, (1, ELEMENT_WIDTH)).reshape(-1)
+    rows, cols = block_places(cables.element_velocities)
     return sp.csr_matrix((blocks.reshape(-1), (rows, cols)), shape=(n_velocities, n_velocities))
 
 
-def body_terms(cables: CableBodies, q: FloatArray, v: FloatArray, out: FloatArray) -> tuple[float, float]:
-    """Add to ``out`` (nv,) the cables' gravity, line loads, elastic and damping forces at ``(q, v)``; return
-    ``(strain energy [J], dissipated power [W])``."""
+def body_terms(
+    cables: CableBodies,
+    system: System,
+    frames: Pose,
+    motion: Twist,
+    q: FloatArray,
+    v: FloatArray,
+    elements: bool,
+    out: FloatArray,
+) -> tuple[tuple[()], float]:
+    """Add to ``out`` (nv,) the cables' gravity, line loads, elastic and damping forces at ``(q, v)``
+    (n_positions,), (n_velocities,); return no mass entries (the cables' mass is constant:
+    ``mass_matrix``) and the power their damping dissipates [W]. Nothing without ``elements``: every
+    term is an element's (``element_tangents``; the dead loads have none)."""
+    if not elements:
+        return (), 0.0
     np.add.at(out, cables.element_velocities, cables.element_dead_load)
-    energy, dissipated = element_forces(
+    _, dissipated = element_forces(
         q,
         v,
         cables.element_positions,
@@ -647,20 +665,46 @@ def body_terms(cables: CableBodies, q: FloatArray, v: FloatArray, out: FloatArra
         cables.damping,
         out,
     )
-    return float(energy), float(dissipated)
+    return (), float(dissipated)
 
 
-def kinetic_energy(cables: CableBodies, v: FloatArray, offset: int = 0) -> float:
-    """``1/2 e'^T M e'`` [J] summed over the cables' elements, from velocities ``v`` (or, with
-    ``offset`` the number of frame velocities, from the velocities after the frames')."""
-    de = v[cables.element_velocities - offset].reshape(-1, 4, 3)
+def tangent_blocks(
+    cables: CableBodies, system: System, q: FloatArray, v: FloatArray
+) -> list[tuple[IntArray, FloatArray, FloatArray]]:
+    """``[(columns (ne, 12), d f / d x (ne, 12, 12), d f / d v (ne, 12, 12))]`` of the cable elements'
+    elastic and damping forces at ``(q, v)`` (exact: ``element_tangents``); none without elements
+    (a model of moving-node spans alone). Their gravity and line loads are constant."""
+    count = cables.length.size
+    if not count:
+        return []
+    shape = (count, ELEMENT_WIDTH, ELEMENT_WIDTH)
+    stiffness, damping = np.empty(shape), np.empty(shape)
+    element_tangents(
+        q,
+        v,
+        cables.element_positions,
+        cables.element_velocities,
+        cables.length,
+        cables.axial_stiffness,
+        cables.bending_stiffness,
+        cables.damping,
+        stiffness,
+        damping,
+    )
+    return [(cables.element_velocities, stiffness, damping)]
+
+
+def kinetic_energy(cables: CableBodies, system: System, frames: Pose, motion: Twist) -> float:
+    """``1/2 e'^T M e'`` [J] summed over the cables' elements."""
+    de = motion.v_modal[cables.element_velocities - system.n_frame_velocities].reshape(-1, 4, 3)
     return 0.5 * float(np.einsum("kia,kij,kja->", de, cables.element_mass, de))
 
 
-def potential_energy(cables: CableBodies, q: FloatArray, offset: int = 0) -> float:
+def potential_energy(cables: CableBodies, system: System, frames: Pose) -> float:
     """The cables' potential of gravity and line loads ``-int (rho A g + w) . r dx`` plus strain
-    energy [J] (``q`` and ``offset`` as ``tangents`` takes them)."""
-    positions = cables.element_positions - offset
+    energy [J] at ``frames``."""
+    q = frames.q_modal
+    positions = cables.element_positions - system.n_frame_positions
     weight = -float(np.einsum("kj,kj->", cables.element_dead_load, q[positions]))
     # the strain energy alone: at rest, without damping, the forces into a scratch vector
     scratch = np.zeros(q.size)
@@ -676,3 +720,80 @@ def potential_energy(cables: CableBodies, q: FloatArray, offset: int = 0) -> flo
         scratch.copy(),
     )
     return weight + float(strain)
+
+
+def add_velocity_groups(cables: CableBodies, columns: list[IntArray]) -> None:
+    """Append to ``columns`` (in place) a coupling group per node of every cable in order, its six
+    velocity coordinates (and after a moving-node span's nodes one for its ends' two material
+    coordinates)."""
+    for k in range(len(cables)):
+        first, nodes_end = int(cables.v_offset[k]), int(cables.v_offset[k] + 6 * cables.n_nodes[k])
+        columns += [np.arange(start, start + 6) for start in range(first, nodes_end, 6)]
+        if cables.count[k] > nodes_end - first:
+            columns.append(np.arange(nodes_end, first + int(cables.count[k])))
+
+
+def coordinate_scale(cables: CableBodies, length: float) -> list[FloatArray]:
+    """Per cable, a typical size of its coordinates: on node positions (and a span's material
+    coordinates) the shorter of ``length`` [m] and the cable's shortest element, 1 on slopes."""
+    # a node moves on the scale of its cable's elements: a step of the whole length would strain
+    # a short element far past a rope's strain (and across a tension-only rope's kink at slack)
+    return [
+        np.r_[np.tile([size] * 3 + [1.0] * 3, int(nodes)), np.full(int(n - 6 * nodes), size)]
+        for n, nodes, size in zip(cables.count, cables.n_nodes, np.minimum(length, cables.shortest_element))
+    ]
+
+
+def marker_coupling(cables: CableBodies, system: System, group_of: IntArray) -> dict[int, set[int]]:
+    """Per marker on a cable (System marker index), the coupling groups whose coordinates move it: its
+    element's two nodes (and a moving-node span's end coordinates), ``group_of`` (nv,) being the group
+    of each velocity coordinate."""
+    ends_of = {}  # per cable with end coordinates (a span), their group
+    for k in range(len(cables)):
+        nodes_end = int(cables.v_offset[k] + 6 * cables.n_nodes[k])
+        if cables.count[k] > 6 * cables.n_nodes[k]:
+            ends_of[k] = int(group_of[nodes_end])
+    coupling = {}
+    for marker, columns in zip(cables.marker, cables.marker_velocities):
+        owner = int(np.searchsorted(cables.v_offset, columns[0], side="right") - 1)
+        coupling[int(marker)] = {int(g) for g in group_of[columns]} | ({ends_of[owner]} if owner in ends_of else set())
+    return coupling
+
+
+NODE_COORDINATES = ("x", "y", "z", "slope x", "slope y", "slope z")
+"""The six coordinates of a node, in order."""
+
+
+def coordinate_names(cables: CableBodies, balance: bool) -> list[str]:
+    """Per coordinate of the cables (and moving-node rope spans), "cable 'c' node k x", or a span's
+    "material coordinate of its start / end" (``balance``: "force on" before the coordinate)."""
+    prefix = "force on " if balance else ""
+    names = []
+    for cable, nodes, count in zip(cables.names, cables.n_nodes, cables.count):
+        names += [f"cable '{cable}' node {k // 6} {prefix}{NODE_COORDINATES[k % 6]}" for k in range(6 * nodes)]
+        names += [f"cable '{cable}' {prefix}material coordinate of its {end}" for end in ("start", "end")][
+            : count - 6 * nodes
+        ]
+    return names
+
+
+KIND = BodyKind(
+    name="cable",
+    system_field="cables",
+    description="ANCF cables",
+    slackens=True,
+    marker_geometry=marker_geometry,
+    add_marker_motion=add_marker_motion,
+    jacobian_entries=jacobian_entries,
+    angular_bias_rhs=angular_bias_rhs,
+    load_forces=load_forces,
+    constant_mass_matrix=mass_matrix,
+    body_terms=body_terms,
+    element_tangents=tangent_blocks,
+    kinetic_energy=kinetic_energy,
+    potential_energy=potential_energy,
+    add_velocity_groups=add_velocity_groups,
+    marker_coupling=marker_coupling,
+    coordinate_scale=coordinate_scale,
+    coordinate_names=coordinate_names,
+)

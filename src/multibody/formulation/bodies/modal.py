@@ -24,7 +24,8 @@ kind adds what the deformation does (Shabana's floating-frame formulation, small
 The marker angular velocity ``R_WB A_k q_f'`` is the linear (small rotation) one, consistent with
 the modes. Every per-evaluation term is one compiled pass over all modal bodies or all their markers
 (``multibody.formulation.bodies.modal_kernel``) on arrays ``ModalBodies`` stacks once (its cached
-properties); the functions here pass them on.
+properties); the functions here pass them on, with the signatures of the ``BodyKind`` hooks
+(``multibody.formulation.bodies.kind``), and ``KIND`` registers them.
 """
 
 from __future__ import annotations
@@ -34,14 +35,15 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from multibody.formulation.blocks import add_entries
 from multibody.formulation.bodies import modal_kernel, rigid
+from multibody.formulation.bodies.kind import BodyKind, MatrixEntries
 
 if TYPE_CHECKING:
     from multibody.fem.invariants import ModalInvariants
+    from multibody.formulation.frames import Pose, Twist
+    from multibody.system.system import System
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -192,15 +194,17 @@ def marker_geometry(
 
 def add_marker_motion(
     modal: ModalBodies,
+    system: System,
+    frames: Pose,
     v: FloatArray,
-    R_WB: FloatArray,
     w_WB_W: FloatArray,
     v_WM_W: FloatArray,
     w_WM_W: FloatArray,
     bias_WM_W: FloatArray,
 ) -> None:
     """Add the elastic motion of the markers on modal bodies to their twists and acceleration
-    biases (nm, 3 each, world, in place) for velocities ``v`` (compiled, ``modal_kernel.add_marker_motion``)."""
+    biases (nm, 3 each, world, in place) for velocities ``v`` (n_velocities,) at ``frames``, the
+    frames' angular velocities ``w_WB_W`` (nb+1, 3) [rad/s] (compiled, ``modal_kernel.add_marker_motion``)."""
     _, markers, marker_frame, _, marker_velocities, count, translation_modes, rotation_modes = modal.marker_arrays
     modal_kernel.add_marker_motion(
         v,
@@ -210,7 +214,7 @@ def add_marker_motion(
         count,
         translation_modes,
         rotation_modes,
-        R_WB,
+        frames.R_WB,
         w_WB_W,
         v_WM_W,
         w_WM_W,
@@ -220,12 +224,12 @@ def add_marker_motion(
 
 def jacobian_entries(
     modal: ModalBodies,
+    system: System,
+    frames: Pose,
     i_marker: IntArray,
     j_marker: IntArray,
     body_coefficients: FloatArray,
-    p_BM_W: FloatArray,
-    R_WB: FloatArray,
-) -> tuple[IntArray, IntArray, FloatArray]:
+) -> MatrixEntries:
     """``(row, column, value)`` of the modal columns of ``G`` for rows with markers ``i_marker``,
     ``j_marker`` (m,) and world body coefficients (m, 4, 3) (``rigid.body_coefficients``):
     ``a_v . R_WB T + a_w . R_WB A`` per row side on a modal body's marker, ``(a_v, a_w)`` the row's
@@ -241,44 +245,60 @@ def jacobian_entries(
         i_marker,
         j_marker,
         np.ascontiguousarray(body_coefficients),
-        p_BM_W,
-        R_WB,
+        frames.p_BM_W,
+        frames.R_WB,
     )
 
 
 def angular_bias_rhs(
     modal: ModalBodies,
+    system: System,
+    frames: Pose,
+    motion: Twist,
+    q: FloatArray,
+    v: FloatArray,
     i_marker: IntArray,
     j_marker: IntArray,
     body_coefficients: FloatArray,
-    p_BM_W: FloatArray,
-    w_WB_W: FloatArray,
-    w_WM_W: FloatArray,
-    marker_body: IntArray,
 ) -> FloatArray:
     """The part of ``gamma`` (m,) from the angular acceleration bias of markers on modal bodies,
     ``w_WB x R_WB A q_f'`` (their axes turn relative to the frame), which the rows' kernels, written
     for markers that turn with their body, leave out: ``-(a_wI . bias_I + a_wJ . bias_J)`` (compiled,
     ``modal_kernel.angular_bias_rhs``)."""
     return modal_kernel.angular_bias_rhs(
-        modal.slot, i_marker, j_marker, np.ascontiguousarray(body_coefficients), p_BM_W, w_WB_W, w_WM_W, marker_body
+        modal.slot,
+        i_marker,
+        j_marker,
+        np.ascontiguousarray(body_coefficients),
+        frames.p_BM_W,
+        motion.w_WB_W,
+        motion.w_WM_W,
+        system.marker_body,
     )
 
 
 def body_terms(
-    modal: ModalBodies, q: FloatArray, v: FloatArray, R_WB: FloatArray, gravity: FloatArray, out: FloatArray
-) -> tuple[tuple[IntArray, IntArray, FloatArray], float]:
+    modal: ModalBodies,
+    system: System,
+    frames: Pose,
+    motion: Twist,
+    q: FloatArray,
+    v: FloatArray,
+    elements: bool,
+    out: FloatArray,
+) -> tuple[tuple[MatrixEntries], float]:
     """Add to ``out`` (nv,) the modal bodies' quadratic velocity terms, gravity and modal stiffness
-    and damping forces at ``(q, v)``; return their mass matrix blocks ``D M(q_f) D^T`` in the layout's
-    coordinates as ``(row, column, value)`` entries of ``M`` and the power dissipated by the modal
-    damping [W] (``q_f'^T C q_f'``). One compiled pass over the bodies (``modal_kernel.body_terms``)."""
+    and damping forces at ``(q, v)`` (n_positions,), (n_velocities,) and ``frames``; return their mass
+    matrix blocks ``D M(q_f) D^T`` in the layout's coordinates as ``(row, column, value)`` entries of
+    ``M`` and the power dissipated by the modal damping [W] (``q_f'^T C q_f'``). One compiled pass over
+    the bodies (``modal_kernel.body_terms``); the kind has no element terms (``elements`` is not read)."""
     start, rows, columns = modal.block_entries
     values = np.empty(rows.size)
     dissipated = modal_kernel.body_terms(
         q,
         v,
-        R_WB,
-        gravity,
+        frames.R_WB,
+        system.gravity,
         modal.frame,
         modal.q_offset,
         modal.v_offset,
@@ -288,31 +308,18 @@ def body_terms(
         out,
         values,
     )
-    return (rows, columns, values), dissipated
-
-
-def add_mass_matrix(
-    blocks: tuple[IntArray, IntArray, FloatArray], base: np.ndarray | sp.spmatrix
-) -> np.ndarray | sp.csr_matrix:
-    """``base`` (the rigid bodies' constant mass matrix, zero on modal bodies) plus the modal
-    bodies' ``blocks`` (``body_terms``' entries): a new dense array or CSR matrix of the same kind."""
-    rows, columns, values = blocks
-    if sp.issparse(base):
-        return (base + sp.csr_matrix((values, (rows, columns)), shape=base.shape)).tocsr()
-    M = base.copy()
-    add_entries(M, rows, columns, values)
-    return M
+    return ((rows, columns, values),), dissipated
 
 
 def load_forces(
     modal: ModalBodies,
+    system: System,
+    frames: Pose,
     force_W: FloatArray,
     torque_W: FloatArray,
     marker: IntArray,
     sign: FloatArray,
     application: IntArray,
-    p_WM_W: FloatArray,
-    R_WB: FloatArray,
     out: FloatArray,
 ) -> None:
     """Add to ``out`` (nv,) the modal generalized forces of loads ``sign[k] (force_W[k], torque_W[k])``
@@ -332,38 +339,66 @@ def load_forces(
         marker,
         np.ascontiguousarray(sign, dtype=float),
         application,
-        p_WM_W,
-        R_WB,
+        frames.p_WM_W,
+        frames.R_WB,
         out,
     )
 
 
-def kinetic_energy(
-    modal: ModalBodies,
-    q_modal: FloatArray,
-    v_WB_W: FloatArray,
-    w_WB_B: FloatArray,
-    v_modal: FloatArray,
-    R_WB: FloatArray,
-) -> float:
+def kinetic_energy(modal: ModalBodies, system: System, frames: Pose, motion: Twist) -> float:
     """``1/2 u^T M(q_f) u`` [J] summed over the modal bodies, ``u = (v_O, w, q_f')`` in body axes, from
-    the modal coordinates and velocities (n_modal,) and the frames' velocities (nb+1, 3) and (nb, 3)."""
+    the modal coordinates and velocities and the frames' velocities."""
     total = 0.0
     for k, invariants in enumerate(modal.invariants):
         b, tail = modal.frame[k], modal.tail(k)
-        u = np.concatenate([R_WB[b].T @ v_WB_W[b], w_WB_B[b], v_modal[tail]])
-        total += 0.5 * float(u @ invariants.mass_matrix(q_modal[tail]) @ u)
+        u = np.concatenate([frames.R_WB[b].T @ motion.v_WB_W[b], motion.w_WB_B[b], motion.v_modal[tail]])
+        total += 0.5 * float(u @ invariants.mass_matrix(frames.q_modal[tail]) @ u)
     return total
 
 
-def potential_energy(
-    modal: ModalBodies, q_modal: FloatArray, p_WB_W: FloatArray, R_WB: FloatArray, gravity: FloatArray
-) -> float:
+def potential_energy(modal: ModalBodies, system: System, frames: Pose) -> float:
     """Strain energy ``1/2 q_f^T K q_f`` plus the gravity potential ``-g . (m p_WO + R_WB s(q_f))`` [J],
-    from the modal coordinates (n_modal,) and the frames."""
+    from the modal coordinates and the frames."""
     total = 0.0
     for k, invariants in enumerate(modal.invariants):
-        b, q_f = modal.frame[k], q_modal[modal.tail(k)]
-        first_moment_W = invariants.mass * p_WB_W[b] + R_WB[b] @ invariants.first_moment_at(q_f)
-        total += 0.5 * float(q_f @ modal.stiffness[k] @ q_f) - float(gravity @ first_moment_W)
+        b, q_f = modal.frame[k], frames.q_modal[modal.tail(k)]
+        first_moment_W = invariants.mass * frames.p_WB_W[b] + frames.R_WB[b] @ invariants.first_moment_at(q_f)
+        total += 0.5 * float(q_f @ modal.stiffness[k] @ q_f) - float(system.gravity @ first_moment_W)
     return total
+
+
+def add_velocity_groups(modal: ModalBodies, columns: list[IntArray]) -> None:
+    """Join each modal body's modal velocities to its frame's coupling group in ``columns`` (in place):
+    the group becomes ``ModalBodies.velocity_columns``."""
+    for k, b in enumerate(modal.frame):
+        columns[b] = modal.velocity_columns(k)
+
+
+def coordinate_scale(modal: ModalBodies, length: float) -> list[FloatArray]:
+    """Per modal body, a typical size of its modal coordinates: ``sqrt(m) length`` [sqrt(kg) m], a
+    deflection of ``length`` [m] over the body."""
+    return [np.full(int(n), np.sqrt(inv.mass) * length) for n, inv in zip(modal.count, modal.invariants)]
+
+
+def coordinate_names(modal: ModalBodies, balance: bool) -> list[str]:
+    """Per modal coordinate, "body 'b' mode k" (``balance``: "body 'b' modal force k")."""
+    word = "modal force" if balance else "mode"
+    return [f"body '{name}' {word} {k + 1}" for name, count in zip(modal.names, modal.count) for k in range(count)]
+
+
+KIND = BodyKind(
+    name="modal",
+    system_field="modal",
+    description="flexible bodies",
+    marker_geometry=marker_geometry,
+    add_marker_motion=add_marker_motion,
+    jacobian_entries=jacobian_entries,
+    angular_bias_rhs=angular_bias_rhs,
+    load_forces=load_forces,
+    body_terms=body_terms,
+    kinetic_energy=kinetic_energy,
+    potential_energy=potential_energy,
+    add_velocity_groups=add_velocity_groups,
+    coordinate_scale=coordinate_scale,
+    coordinate_names=coordinate_names,
+)

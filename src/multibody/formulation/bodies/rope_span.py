@@ -31,18 +31,31 @@ stress smoothing (an option, ``smoothing`` h [s]) averages the stress over h: ``
 d(eps)/dt + h^2/6 d2(eps)/dt2)``, its h/2 term more damping, its h^2/6 term a mass on the strain
 rate, ``EA h^2/6 int T^T T ds`` (``d(eps)/dt|_s = T q'``), with the rest of the strain acceleration
 (``_strain_acceleration_bias``) a force. No bending stiffness (the paper's rope).
+
+The rope wrapped on pulleys and stored on drums (``rim_arcs``) rides with its wheel: its mass,
+gravity and inertia are the wheel's, with the belt friction between the two (``add_rim_terms``).
+A span's markers are the cable kind's (``bodies.cable``); ``KIND`` registers the span elements'
+and the rim arcs' terms and energies (``body_terms``, ``tangent_blocks``, ``kinetic_energy``,
+``potential_energy``, the ``BodyKind`` hooks of ``multibody.formulation.bodies.kind``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 from numba import njit
 
+from multibody.formulation.blocks import block_places
 from multibody.formulation.bodies.cable import AXIAL_POINTS, MASS_POINTS, FloatArray, IntArray
+from multibody.formulation.bodies.kind import BodyKind, MatrixEntries
+
+if TYPE_CHECKING:
+    from multibody.formulation.frames import Pose, Twist
+    from multibody.system.system import System
 
 SPAN_ELEMENT_WIDTH = 14
 """Coordinates an element of a span depends on: its two nodes (12) and the span's end material coordinates (2)."""
@@ -380,11 +393,21 @@ class RopeSpans:
         return np.hstack([self.node_velocities, self.end_velocities])
 
     @cached_property
+    def element_places(self) -> tuple[IntArray, IntArray]:
+        """``(rows, columns)`` (ne 14^2,) in ``M`` of the elements' mass blocks' entries (``block_places``)."""
+        return block_places(self.element_columns)
+
+    @cached_property
     def arc_columns(self) -> IntArray:
         """(na, 6) the velocity columns of each arc's wheel (its mass block)."""
         from multibody.formulation.bodies.rigid import VELOCITY_WIDTH
 
         return VELOCITY_WIDTH * self.arc_body[:, None] + np.arange(VELOCITY_WIDTH)
+
+    @cached_property
+    def arc_places(self) -> tuple[IntArray, IntArray]:
+        """``(rows, columns)`` (na 6^2,) in ``M`` of the arcs' mass blocks' entries (``block_places``)."""
+        return block_places(self.arc_columns)
 
     @cached_property
     def friction_columns(self) -> tuple[IntArray, IntArray]:
@@ -399,12 +422,12 @@ class RopeSpans:
         )
 
 
-def body_terms(
+def element_terms(
     spans: RopeSpans, q: FloatArray, v: FloatArray, out: FloatArray
-) -> tuple[tuple[IntArray, FloatArray], tuple[float, float, float, float]]:
+) -> tuple[FloatArray, tuple[float, float, float, float]]:
     """Add the spans' gravity, inertial, elastic and damping forces to ``out`` (nv,) at ``(q, v)``.
-    Returns ``((columns (ne, 14), mass blocks (ne, 14, 14) [kg]), (kinetic [J], gravity potential
-    [J], strain energy [J], dissipated power [W]))``."""
+    Returns ``(mass blocks (ne, 14, 14) [kg] on ``RopeSpans.element_columns``, (kinetic [J], gravity
+    potential [J], strain energy [J], dissipated power [W]))``."""
     check_lengths(spans, q)
     blocks = np.empty((spans.node_positions.shape[0], SPAN_ELEMENT_WIDTH, SPAN_ELEMENT_WIDTH))
     energies = span_terms(
@@ -424,7 +447,7 @@ def body_terms(
         out,
         blocks,
     )
-    return (spans.element_columns, blocks), energies
+    return blocks, energies
 
 
 def check_lengths(spans: RopeSpans, q: FloatArray) -> None:
@@ -444,25 +467,12 @@ def check_lengths(spans: RopeSpans, q: FloatArray) -> None:
         )
 
 
-def add_mass_matrix(
-    columns: IntArray, blocks: FloatArray, base: np.ndarray | sp.spmatrix
-) -> np.ndarray | sp.csr_matrix:
-    """``base`` plus mass ``blocks`` (k, w, w) at ``columns`` (k, w) (the span elements', the rim
-    arcs'): a new dense array or CSR matrix of the same kind."""
-    width = columns.shape[1]
-    rows = np.repeat(columns, width, axis=1).reshape(-1)
-    cols = np.tile(columns, (1, width)).reshape(-1)
-    if sp.issparse(base):
-        return (base + sp.csr_matrix((blocks.reshape(-1), (rows, cols)), shape=base.shape)).tocsr()
-    M = base.copy()
-    np.add.at(M, (rows, cols), blocks.reshape(-1))
-    return M
-
-
-def energies(spans: RopeSpans, q: FloatArray, v: FloatArray) -> tuple[float, float, float]:
-    """``(kinetic [J], gravity potential [J], strain energy [J])`` of the material in the spans."""
-    scratch = np.zeros(v.size)
-    _, (kinetic, potential, strain, _) = body_terms(spans, q, v, scratch)
+def material_energies(spans: RopeSpans, system: System, frames: Pose, v_tail: FloatArray) -> tuple[float, float, float]:
+    """``(kinetic [J], gravity potential [J], strain energy [J])`` of the material in the spans at
+    ``frames`` and the velocities after the frames' ``v_tail``."""
+    q = np.concatenate([np.zeros(system.n_frame_positions), frames.q_modal])
+    v = np.concatenate([np.zeros(system.n_frame_velocities), v_tail])
+    _, (kinetic, potential, strain, _) = element_terms(spans, q, v, np.zeros(v.size))
     return kinetic, potential, strain
 
 
@@ -582,11 +592,11 @@ def add_rim_terms(
     R_WB: FloatArray,
     w_WB_W: FloatArray,
     force: FloatArray,
-) -> tuple[IntArray, FloatArray, float]:
+) -> tuple[FloatArray, float]:
     """Add the rim arcs' gravity and velocity-dependent inertia to their pulleys' generalized forces
     in ``force`` (nv,), and the belt friction between the rings and their pulleys
     (``add_sheave_friction``) at positions ``q`` and marker orientations ``R_WM``; return the arcs'
-    mass blocks ``(columns (na, 6), blocks (na, 6, 6))`` on the pulleys' velocity coordinates (CM
+    mass blocks (na, 6, 6) on the pulleys' velocity coordinates ``RopeSpans.arc_columns`` (CM
     velocity in world, angular velocity in body axes) and the power the friction dissipates [W]:
     with the first moment ``h`` and inertia ``J`` about the CM, ``[[m I, -skew(h) R], [R^T skew(h),
     R^T J R]]``, forces ``-(w x (w x h), R^T (w x J w)) + (m g, R^T (h x g))``."""
@@ -603,7 +613,7 @@ def add_rim_terms(
             spans.friction_arc, spans.friction_radius, spans.friction_coefficient, spans.friction_slip_speed,
             spans.friction_stiffness, spans.friction_in, spans.friction_out, force,
         )  # fmt: skip
-    return columns, blocks, power
+    return blocks, power
 
 
 STICKING_SPEED = 1e-4
@@ -714,3 +724,99 @@ def rim_energies(
     )
     potential = -float(spans.gravity @ (arcs.mass @ p_WB_W[body] + arcs.first_moment.sum(axis=0)))
     return float(kinetic), potential
+
+
+def body_terms(
+    spans: RopeSpans,
+    system: System,
+    frames: Pose,
+    motion: Twist,
+    q: FloatArray,
+    v: FloatArray,
+    elements: bool,
+    out: FloatArray,
+) -> tuple[list[MatrixEntries], float]:
+    """Add to ``out`` (nv,) the span elements' forces (``element_terms``; only with ``elements``) and
+    the rim arcs' loads on their wheels with the belt friction (``add_rim_terms``) at ``(q, v)``
+    (n_positions,), (n_velocities,) and ``frames``, ``motion``; return their mass blocks as entries
+    of ``M`` (the elements', then the arcs') and the power their damping and friction dissipate [W]."""
+    entries: list[MatrixEntries] = []
+    dissipated = 0.0
+    if elements:
+        blocks, (*_, damping_power) = element_terms(spans, q, v, out)
+        entries.append((*spans.element_places, blocks.reshape(-1)))
+        dissipated += damping_power
+    if spans.arc_body.size:
+        arcs = rim_arcs(spans, q, frames.p_WM_W, frames.R_WM, frames.p_WB_W)
+        blocks, friction_power = add_rim_terms(spans, arcs, q, frames.R_WM, frames.R_WB, motion.w_WB_W, out)
+        entries.append((*spans.arc_places, blocks.reshape(-1)))
+        dissipated += friction_power
+    return entries, dissipated
+
+
+def tangent_blocks(
+    spans: RopeSpans, system: System, q: FloatArray, v: FloatArray
+) -> list[tuple[IntArray, FloatArray, FloatArray]]:
+    """``[(columns (ne, 14), d f / d x (ne, 14, 14), d f / d v (ne, 14, 14))]`` of the span elements'
+    terms at ``(q, v)`` (``span_tangents.element_tangents``)."""
+    from multibody.formulation.bodies import span_tangents
+
+    return [(spans.element_columns, *span_tangents.element_tangents(spans, q, v))]
+
+
+def _rim_arcs_at(spans: RopeSpans, system: System, frames: Pose) -> RimArcs:
+    """The rope on the rims at ``frames`` (``rim_arcs``)."""
+    q = np.concatenate([np.zeros(system.n_frame_positions), frames.q_modal])
+    return rim_arcs(spans, q, frames.p_WM_W, frames.R_WM, frames.p_WB_W)
+
+
+def kinetic_energy(spans: RopeSpans, system: System, frames: Pose, motion: Twist) -> float:
+    """The kinetic energy [J] of the material in the spans and of the rope on the rims."""
+    kinetic = material_energies(spans, system, frames, motion.v_modal)[0]
+    if spans.arc_body.size:
+        arcs = _rim_arcs_at(spans, system, frames)
+        kinetic += rim_energies(arcs, spans, motion.v_WB_W, motion.w_WB_W, frames.p_WB_W)[0]
+    return kinetic
+
+
+def potential_energy(spans: RopeSpans, system: System, frames: Pose) -> float:
+    """The gravity potential and strain energy [J] of the material in the spans, and the gravity
+    potential of the rope on the rims."""
+    _, gravity, strain = material_energies(
+        spans, system, frames, np.zeros(system.n_velocities - system.n_frame_velocities)
+    )
+    potential = gravity + strain
+    if spans.arc_body.size:
+        zero = np.zeros_like(frames.p_WB_W)
+        potential += rim_energies(_rim_arcs_at(spans, system, frames), spans, zero, zero, frames.p_WB_W)[1]
+    return potential
+
+
+def coupling_sets(
+    spans: RopeSpans, system: System, group_of: IntArray, marker_groups: Callable[[int], set[int]]
+) -> list[set[int]]:
+    """Per rim arc, the coupling groups it couples outside the span elements (its terms are its
+    wheel's: ``add_rim_terms``): its wheel's, its wheel marker's (``marker_groups``) and those of the
+    nodes (and a drum's material coordinate) that bound it, ``group_of`` (nv,) being the group of each
+    velocity coordinate."""
+    tail = system.n_frame_positions - system.n_frame_velocities  # q and v columns differ by this past the frames
+    sets = []
+    for a in range(spans.arc_body.size):
+        material = [spans.arc_material[a]] if spans.arc_material[a] >= 0 else []
+        columns = [*spans.arc_first[a], *spans.arc_second[a], *material]
+        found = {int(g) for g in group_of[np.array(columns, np.int64) - tail]} | {int(spans.arc_body[a])}
+        sets.append(found | marker_groups(int(spans.arc_marker[a])))
+    return sets
+
+
+KIND = BodyKind(
+    name="rope_span",
+    system_field="rope_spans",
+    description="moving-node rope spans",
+    slackens=True,
+    body_terms=body_terms,
+    element_tangents=tangent_blocks,
+    kinetic_energy=kinetic_energy,
+    potential_energy=potential_energy,
+    coupling_sets=coupling_sets,
+)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from multibody.formulation.bodies import cable, modal, rigid
+from multibody.formulation.bodies import rigid
 from multibody.formulation.forces.family import LoadInputs, LoadOutputs
 from multibody.formulation.frames import Pose, Twist
 from multibody.spatial.rotations import FloatArray
@@ -137,22 +137,10 @@ def generalized_element_forces(system: System, frames: Pose, loads: ElementLoads
 
 def add_tail_element_forces(system: System, frames: Pose, loads: ElementLoads, out: FloatArray) -> None:
     """Add to ``out`` (nv,) the generalized forces of the element loads on the coordinates after the
-    frames': flexible bodies' modal coordinates (``bodies.modal.load_forces``) and cable nodes
-    (``bodies.cable.load_forces``); the frames' part is ``generalized_element_forces``."""
+    frames', those of the other body kinds (``BodyKind.load_forces``: flexible bodies' modal
+    coordinates, cable nodes); the frames' part is ``generalized_element_forces``."""
     element, marker, sign, application = system.force_load_points
     force, torque = loads.force_W[element], loads.torque_W[element]
-    if system.modal is not None:
-        modal.load_forces(system.modal, force, torque, marker, sign, application, frames.p_WM_W, frames.R_WB, out)
-    if system.cables is not None:
-        cable.load_forces(
-            system.cables,
-            frames.q_modal,
-            force,
-            torque,
-            marker,
-            sign,
-            application,
-            frames.p_WM_W,
-            out,
-            offset=system.n_frame_positions,
-        )
+    for kind, group in system.body_kinds:
+        if kind.load_forces is not None:
+            kind.load_forces(group, system, frames, force, torque, marker, sign, application, out)
