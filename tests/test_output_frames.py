@@ -31,7 +31,7 @@ from test_bdf import LinearProblem
 import multibody as mb
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.events import EventDrivenIntegrator
-from multibody.analysis.output import frame_packing, output_frame, rigid_bodies_only, rigid_frame
+from multibody.analysis.output import frame_packing, output_frame, rigid_frame
 from multibody.cli import build_model, load_model_file
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.solve.integrators.base import Correction
@@ -165,7 +165,7 @@ def test_rigid_frame_is_the_evaluated_frame(example):
     included, every entry the same to the bit (the same kernels on the same numbers), at random
     velocities, accelerations and multipliers."""
     system, state = assembled_state(build_model(load_model_file(EXAMPLES / f"{example}.py")).compile())
-    assert rigid_bodies_only(system)
+    assert system.rigid_only
     form = CartesianFormulation(system)
     rng = np.random.default_rng(2)
     v = state.v + rng.normal(size=state.v.size)

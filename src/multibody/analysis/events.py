@@ -31,7 +31,7 @@ import numpy as np
 
 from multibody.analysis import stepping
 from multibody.analysis.impact import impulse_response
-from multibody.analysis.output import RigidFrames, frame_packing, output_frame, rigid_bodies_only
+from multibody.analysis.output import RigidFrames, frame_packing, output_frame
 from multibody.formulation import constraints
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
@@ -218,7 +218,7 @@ class EventDrivenIntegrator:
         # The layout of y (the same for both families of methods) and the failure diagnosis.
         self.layout = MechanicalDAE(self.form, "I3" if alpha else self.method)
         self.problem = Index3Mechanics(self.form) if alpha else self.layout
-        if self.method == "SI2" and rigid_bodies_only(self.system):
+        if self.method == "SI2" and self.system.rigid_only:
             self._rigid_frames = RigidFrames(self.form, self._packing)
         evaluation, acceleration, lam = self._solved(state.q, state.v, state.t, state.x)
         if not np.all(np.isfinite(acceleration)):

@@ -105,14 +105,8 @@ def output_frame(
     )
 
 
-def rigid_bodies_only(system: System) -> bool:
-    """Whether every body of ``system`` is a rigid frame (no modal body, cable or rope span), so
-    that ``rigid_frame`` applies."""
-    return system.modal is None and system.cables is None and system.rope_spans is None
-
-
 class RigidFrames:
-    """The frames of a model of rigid bodies (``rigid_bodies_only``) at its DAE variables, as
+    """The frames of a model of rigid bodies (``System.rigid_only``) at its DAE variables, as
     ``output_frame`` gives them at ``formulation.evaluate(q, v, t, x, lam)``, the same to the bit,
     without evaluating what a frame does not read: one compiled pass (``rigid_frame_pass``) computes
     the frames, twists and constraint coefficients as ``evaluate`` does (but no ``Phi``, ``G`` or
@@ -348,7 +342,7 @@ def _packed_frame(
         system.inertia,
         system.gravity,
     )
-    if rigid_bodies_only(system):
+    if system.rigid_only:
         kinetic, potential = rigid_kinetic, rigid_gravity + loads.potential_energy
     else:
         kinetic = 0.5 * float(v @ (mass_matrix @ v))  # formulation.kinetic_energy, in one product
