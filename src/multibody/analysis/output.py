@@ -12,7 +12,8 @@ from multibody.formulation import constraints, forces
 from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
-from multibody.formulation.constraints import ConstraintJacobian, position_level, row_kernels
+from multibody.formulation.cartesian_kernel import evaluate_rigid
+from multibody.formulation.constraints import ConstraintJacobian, position_level
 from multibody.formulation.forces import contact_names, contact_quantities
 from multibody.formulation.frames import Pose, Twist
 from multibody.formulation.reactions import row_wrenches
@@ -226,11 +227,11 @@ def rigid_frame_pass(
     model: tuple,
 ) -> tuple:
     """``RigidFrames.frame``'s compiled part: the frames, twists and body coefficients at ``(q (7 nb,),
-    v (6 nb,))`` for the formulation's rows with driver values ``f``, ``f_dot``, computed as
-    ``cartesian_kernel.evaluate_rigid`` computes them, and ``_fill_frame`` with them (reactions of the
+    v (6 nb,))`` for the formulation's rows with driver values ``f``, ``f_dot``
+    (``cartesian_kernel.evaluate_rigid``), and ``_fill_frame`` with them (reactions of the
     system's rows at multipliers ``lam``); then the time, energies and work (``ENERGY_COLUMNS``, from
     ``scalars = (t [s], dissipated [J], input work [J])``, the potential energy gravity's). ``model``:
-    ``RigidFrames._model``. Returns ``(p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W,
+    ``RigidFrames.model``. Returns ``(p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W,
     w_WM_W, bias_WM_W)``."""
     (
         columns,
@@ -247,26 +248,32 @@ def rigid_frame_pass(
         inertia,
         gravity,
     ) = model
-    n_frames = 7 * mass.size
-    i_marker, j_marker_rows = rows[1], rows[2]
-    p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM = rigid.marker_frames(
-        q[:n_frames], marker_body, marker_position, marker_orientation
+    n_frames = rigid.POSITION_WIDTH * mass.size
+    frame_velocity = v[: rigid.VELOCITY_WIDTH * mass.size]
+    evaluated = evaluate_rigid(
+        q[:n_frames],
+        frame_velocity,
+        marker_body,
+        marker_position,
+        marker_orientation,
+        rows,
+        f,
+        f_dot,
+        mass,
+        inertia,
+        gravity,
     )
-    frame_velocity = v[: 6 * mass.size]
-    v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W = rigid.marker_twists(frame_velocity, R_WB, marker_body, p_BM_W)
-    marker_coefficients = row_kernels(
-        rows[0], i_marker, j_marker_rows, rows[3], rows[4], rows[5], f, f_dot, R_WM, p_WM_W
-    )[2]
-    coefficients = rigid.body_coefficients(marker_coefficients, p_BM_W[i_marker], p_BM_W[j_marker_rows])
+    p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W = evaluated[:10]
+    coefficients = evaluated[12]
     kinetic, potential = _fill_frame(
         row,
         columns,
         p_WB_W,
         v_WB_W,
-        q[:n_frames].reshape(-1, 7)[:, 3:],
+        q[:n_frames].reshape(-1, rigid.POSITION_WIDTH)[:, 3:],
         R_WB,
         w_WB_W,
-        acceleration[: 6 * mass.size],
+        acceleration[: rigid.VELOCITY_WIDTH * mass.size],
         R_WM,
         j_marker,
         element,

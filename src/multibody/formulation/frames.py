@@ -193,6 +193,18 @@ def body_velocity_columns(system: System) -> tuple[IntArray, ...]:
     return tuple(columns)
 
 
+def column_groups(system: System) -> IntArray:
+    """(n_velocities,) the coupling group (``body_velocity_columns``) owning each velocity coordinate;
+    a coordinate of no group (a rope span's material coordinate) is a group of its own."""
+    groups = np.full(system.n_velocities, -1)
+    owned = body_velocity_columns(system)
+    for group, columns in enumerate(owned):
+        groups[columns] = group
+    alone = groups < 0
+    groups[alone] = len(owned) + np.arange(np.count_nonzero(alone))
+    return groups
+
+
 def position_scale(system: System, q: FloatArray) -> FloatArray:
     """(n_velocities,) size of each velocity-space position coordinate at ``q``: ``|p|`` [m] of the
     CM coordinates, 1 rad for rotations, ``|q_f|`` of modal coordinates."""

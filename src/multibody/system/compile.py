@@ -630,7 +630,7 @@ def settle_redundancy(system: System, q: np.ndarray, t: float = 0.0) -> System:
     frames = kinematics.pose(system, q, t)
     _, jacobian, _ = position_level(system, system.all_rows, frames)
     G = JacobianAssembler(system, system.all_rows, sparse=True).assemble(frames, jacobian)
-    body_of_column = np.arange(system.n_velocities) // 6  # body b owns velocity coordinates 6b .. 6b + 5
+    group_of_column = kinematics.column_groups(system)
     names = system.constraint_names
     element_of = system.all_rows.element
     redundant = tuple(
@@ -640,7 +640,7 @@ def settle_redundancy(system: System, q: np.ndarray, t: float = 0.0) -> System:
             label=system.all_rows.label[d.row],
             depends_on=tuple(dict.fromkeys(names[element_of[r]] for r in d.depends_on)),
         )
-        for d in dependent_rows(G, column_groups=body_of_column)
+        for d in dependent_rows(G, column_groups=group_of_column)
     )
     if [r.row for r in redundant] == [r.row for r in system.redundant]:
         return system
