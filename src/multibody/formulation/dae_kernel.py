@@ -33,31 +33,8 @@ from numba.extending import overload
 
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
-from multibody.solve.linear import dense_lu
+from multibody.solve.linear import dense_lu, lu_solve
 from multibody.solve.newton import CONTINUE, roundoff_norm, verdict_code
-
-
-@njit(cache=True)
-def lu_solve(lu: np.ndarray, pivots: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """``A^-1 rhs`` (n,) from the LAPACK ``getrf`` factors ``lu`` (n, n) of ``A`` and its 0-based
-    row interchanges ``pivots`` (n,). Column by column (LAPACK's factors are in column-major order:
-    25 % faster than by rows for n = 110)."""
-    n = rhs.size
-    x = rhs.copy()
-    for i in range(n):
-        p = pivots[i]
-        if p != i:
-            x[i], x[p] = x[p], x[i]
-    for j in range(n):
-        x_j = x[j]
-        for i in range(j + 1, n):
-            x[i] -= lu[i, j] * x_j
-    for j in range(n - 1, -1, -1):
-        x[j] /= lu[j, j]
-        x_j = x[j]
-        for i in range(j):
-            x[i] -= lu[i, j] * x_j
-    return x
 
 
 @njit(cache=True)

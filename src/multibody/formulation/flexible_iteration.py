@@ -14,10 +14,10 @@ from multibody.formulation.dae_kernel import (
     add_stiffness_response,
     apply_increment,
     is_stiff,
-    lu_solve,
     multiplier_increment,
     replace_weak_rows,
 )
+from multibody.solve.linear import lu_solve
 
 FloatArray = NDArray[np.float64]
 
