@@ -1,9 +1,10 @@
 """Compiled stepping (``multibody.analysis.stepping``) against the Python steps it stands for.
 
-A plain model of rigid bodies under SI2 takes most of its BDF steps, and writes their output frames,
-in one compiled call; ``BDF.step`` takes the others. The compiled steps do the same arithmetic on the
+A plain model of rigid bodies under SI2 or I3 takes most of its BDF steps, and writes their output
+frames, in one compiled call; ``BDF.step`` takes the others. The compiled steps do the same arithmetic on the
 same numbers as ``BDF.step`` with ``MechanicalDAE.correct`` (the same compiled solve, prediction,
-error test and step-size and order choice, the same frame pass on the same dense output), so the
+error test and step-size and order choice, the same frame pass on the same dense output, I3's
+accelerations and multipliers solved with the same factorization and substitutions), so the
 reference is the run without them, and the tolerance is none: every step count and every entry of
 every frame must be the same to the bit.
 """
@@ -21,8 +22,8 @@ from multibody.cli import build_model, load_model_file
 COUNTERS = ("steps", "rejected_steps", "newton_iterations", "newton_failures", "factorizations")
 
 
-def run(system, state, t_end, output_step, compiled):
-    integrator = EventDrivenIntegrator(system, state, "SI2", t_end, 1e-6, 1e-6, np.inf)
+def run(system, state, method, t_end, output_step, compiled):
+    integrator = EventDrivenIntegrator(system, state, method, t_end, 1e-6, 1e-6, np.inf)
     return integrate_to_output(
         integrator,
         results_layout(system, "dynamics"),
@@ -38,18 +39,21 @@ def run(system, state, t_end, output_step, compiled):
 
 
 @pytest.mark.parametrize(
-    ("example", "t_end", "output_step"),
+    ("example", "method", "t_end", "output_step"),
     [
-        ("free_slider_crank", 2.0, 0.01),
+        ("free_slider_crank", "SI2", 2.0, 0.01),
         # 0.2 ms frames: a stretch of compiled steps passes more output times than it has rows for
-        ("free_slider_crank", 0.2, 2e-4),
-        ("double_pendulum", 1.0, 0.01),
+        ("free_slider_crank", "SI2", 0.2, 2e-4),
+        ("double_pendulum", "SI2", 1.0, 0.01),
+        # I3's frames solved afresh in compiled code, as frame_at solves them
+        ("free_slider_crank", "I3", 1.0, 0.01),
+        ("double_pendulum", "I3", 1.0, 0.01),
     ],
 )
-def test_compiled_steps_are_the_python_steps(example, t_end, output_step):
+def test_compiled_steps_are_the_python_steps(example, method, t_end, output_step):
     system, state = assembled_state(build_model(load_model_file(EXAMPLES / f"{example}.py")).compile())
-    python = run(system, state, t_end, output_step, compiled=False)
-    compiled = run(system, state, t_end, output_step, compiled=True)
+    python = run(system, state, method, t_end, output_step, compiled=False)
+    compiled = run(system, state, method, t_end, output_step, compiled=True)
     assert python.stats["compiled_steps"] == 0
     assert compiled.stats["compiled_steps"] > compiled.stats["steps"] / 2
     if output_step < 1e-3:

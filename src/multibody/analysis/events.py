@@ -154,7 +154,7 @@ class EventDrivenIntegrator:
             y, y_dot, z = self.integrator.dense_state(t)
             q, v, x, dissipated, input_work = self.layout.split(self.problem.finalize(y))
             acceleration, lam = y_dot[q.size : q.size + v.size], z[: len(self.form.rows)]
-            if self._rigid_frames is not None:  # the same frame without evaluating what it does not read
+            if self._rigid_frames is not None:  # (SI2) the same frame without evaluating what it does not read
                 return self._rigid_frames.frame(q, v, t, x, lam, acceleration, dissipated, input_work)
             evaluation = self.form.evaluate(q, v, t, x, lam)
         lam = lam[: len(self.system.rows)]
@@ -164,16 +164,22 @@ class EventDrivenIntegrator:
         """Steps taken in compiled code (``multibody.analysis.stepping``) as far as they go, with the
         frames of the output times they pass (``output_times`` from index ``next_output``; one is in
         a step that ends less than ``reached`` [s] before it): ``(index of the next output time, the
-        frames packed (k, width))``. None are taken for models with force elements, driven rows or contacts, other body
-        kinds, or methods other than SI2, nor when the problem needs Python for the next step
-        (``MechanicalDAE.compiled_step``)."""
-        frames = self._rigid_frames
-        if frames is None or not frames.plain or len(self.contacts) or self.integrator.refresh_jacobian:
+        frames packed (k, width))``. None are taken for models with force elements, driven rows or
+        contacts, other body kinds, methods other than SI2 and I3 (I3: dense models only), nor when the
+        problem needs Python for the next step (``MechanicalDAE.compiled_step``)."""
+        frames, solved = self._rigid_frames, self.method == "I3"
+        if (
+            frames is None
+            or not frames.plain
+            or (solved and self.form.sparse)  # I3's frames solve [M G^T; G 0]: dense only
+            or len(self.contacts)
+            or self.integrator.refresh_jacobian
+        ):
             return next_output, self._frame_rows[:0]
         solve = self.problem.compiled_step(self.integrator.newton_tolerance)
         if solve is None:
             return next_output, self._frame_rows[:0]
-        output = (output_times, next_output, reached, frames.model, frames.n_reactions)
+        output = (output_times, next_output, reached, frames.model, frames.n_reactions, solved)
         reason, next_output, written, kept = self.integrator.take_compiled_steps(
             stepping.compiled_steps, solve, output, self._frame_rows
         )
@@ -218,7 +224,7 @@ class EventDrivenIntegrator:
         # The layout of y (the same for both families of methods) and the failure diagnosis.
         self.layout = MechanicalDAE(self.form, "I3" if alpha else self.method)
         self.problem = Index3Mechanics(self.form) if alpha else self.layout
-        if self.method == "SI2" and self.system.rigid_only:
+        if self.method in ("SI2", "I3") and self.system.rigid_only:
             self._rigid_frames = RigidFrames(self.form, self._packing)
         evaluation, acceleration, lam = self._solved(state.q, state.v, state.t, state.x)
         if not np.all(np.isfinite(acceleration)):

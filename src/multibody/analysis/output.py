@@ -13,13 +13,14 @@ from multibody.formulation import frames as kinematics
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
 from multibody.formulation.cartesian_kernel import evaluate_rigid
-from multibody.formulation.constraints import ConstraintJacobian, position_level
+from multibody.formulation.constraints import ConstraintJacobian, acceleration_kernels, position_level
+from multibody.formulation.dae_kernel import dense_iteration_matrices
 from multibody.formulation.forces import contact_names, contact_quantities
 from multibody.formulation.frames import Pose, Twist
 from multibody.formulation.reactions import row_wrenches
 from multibody.results import ResultsLayout
 from multibody.results.storage import FramePacking, PackedFrame
-from multibody.solve.linear import Matrix
+from multibody.solve.linear import Matrix, dense_lu, lu_solve
 from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
 
@@ -296,6 +297,42 @@ def rigid_frame_pass(
     row[time], row[kinetic_energy], row[potential_energy] = t, kinetic, potential
     row[total_energy], row[dissipated_energy], row[work] = kinetic + potential, dissipated, input_work
     return p_WB_W, R_WB, p_WM_W, p_BM_W, R_WM, v_WB_W, w_WB_W, v_WM_W, w_WM_W, bias_WM_W
+
+
+@njit(cache=True)
+def solved_frame_pass(
+    row: FloatArray,
+    q: FloatArray,
+    v: FloatArray,
+    f: FloatArray,
+    f_dot: FloatArray,
+    scalars: tuple,
+    model: tuple,
+    equations: tuple,
+    n_reactions: int,
+) -> bool:
+    """``rigid_frame_pass`` with the accelerations and multipliers solved at ``(q (7 nb,), v (6 nb,))``
+    from ``[M G^T; G 0] [dv/dt; lambda] = [Q; gamma]`` as ``CartesianFormulation.solve_accelerations``
+    solves them (the frames of the index-3 forms, ``EventDrivenIntegrator.frame_at``), for rows without
+    driven values (``f``, ``f_dot`` and the second rates zero); ``equations = (system, rows, pattern,
+    K, C)`` as ``dae_kernel.dense_iteration_matrices`` takes them, ``n_reactions`` the system's rows.
+    Returns whether ``[M G^T; G 0]`` is regular (the frame is written either way)."""
+    system, rows, pattern, stiffness, damping = equations
+    marker_body, marker_position, marker_orientation, mass, inertia, gravity, _ = system
+    nv = v.size
+    matrix, _ = dense_iteration_matrices(q, v, system, rows, f, f_dot, pattern, stiffness, damping, 0.0, 0.0, False)
+    evaluated = evaluate_rigid(
+        q, v, marker_body, marker_position, marker_orientation, rows, f, f_dot, mass, inertia, gravity
+    )
+    p_WM_W, R_WM, v_WM_W, w_WM_W, bias_WM_W = evaluated[2], evaluated[4], evaluated[7], evaluated[8], evaluated[9]
+    gamma = acceleration_kernels(*rows, f, f_dot, np.zeros(f.size), R_WM, p_WM_W, v_WM_W, w_WM_W, bias_WM_W)
+    lu, pivots, regular = dense_lu(matrix)
+    rhs = np.empty(matrix.shape[0])
+    rhs[:nv] = evaluated[14].reshape(-1)
+    rhs[nv:] = gamma
+    solution = lu_solve(lu, pivots, rhs)
+    rigid_frame_pass(row, q, v, solution[:nv], solution[nv : nv + n_reactions], f, f_dot, scalars, model)
+    return regular
 
 
 def _packed_frame(

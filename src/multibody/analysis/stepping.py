@@ -1,17 +1,19 @@
-"""Compiled stepping: BDF steps of a plain model of rigid bodies under SI2, with their output frames,
-in one compiled call.
+"""Compiled stepping: BDF steps of a plain model of rigid bodies under SI2 or I3, with their output
+frames, in one compiled call.
 
 A plain model (rigid bodies, joints, no force elements, no driven rows: a chain, a free slider-crank)
 has a whole BDF step's solve compiled (``dae_kernel.compiled_correction``), so what is left of a step
 in Python -- the step's control, the problem's choice of factors, the output frames -- costs more than
 the step itself (some 40 us against 10 us for a two-link chain). ``compiled_steps`` takes the steps
-that need nothing else: those with the factors kept from an earlier step (``MechanicalDAE``'s
-modified Newton, within ``REUSE_STEP_CHANGE`` of their step coefficient), with the same prediction,
-error test, step-size and order choice as ``BDF.step`` (``bdf.predict``, ``bdf.accept_step``), and
-writes the frames of the output times they pass from the dense output, as
-``EventDrivenIntegrator.frame_at`` does (``output.RigidFrames``). It returns to Python for everything
-else -- a factorization, a Newton failure, the last step to ``t_end``, a step longer than
-``max_step`` or shorter than ``min_step`` -- and ``BDF.step`` takes that step as before.
+as ``BDF.step`` with ``MechanicalDAE.correct`` takes them: the same prediction, modified Newton with
+the factors kept within ``REUSE_STEP_CHANGE`` of their step coefficient or fresh ones (dense:
+``dae_kernel.dense_iteration_factors``), error test, step-size and order choice (``bdf.predict``,
+``bdf.accept_step``), and writes the frames of the output times they pass as
+``EventDrivenIntegrator.frame_at`` does (``output.RigidFrames``; I3's solved afresh,
+``output.solved_frame_pass``). It returns to Python for everything else -- the first step (the force
+Jacobians), a Newton failure with fresh factors, the last step to ``t_end``, a step longer than
+``max_step`` or shorter than ``min_step``, a sparse matrix to factorize -- and ``BDF.step`` takes that
+step as before. The steps and frames are the same to the bit (``tests/test_compiled_stepping.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from multibody.analysis.output import rigid_frame_pass
+from multibody.analysis.output import rigid_frame_pass, solved_frame_pass
 from multibody.formulation import dae_kernel
 from multibody.formulation.bodies import rigid
 from multibody.solve.integrators.bdf import (
@@ -37,10 +39,11 @@ from multibody.solve.integrators.bdf import (
 from multibody.solve.newton import CONVERGED
 from multibody.spatial.rotations import FloatArray
 
-NEEDS_PYTHON, FRAMES_FULL, NEWTON_FAILED = 0, 1, 2
+NEEDS_PYTHON, FRAMES_LEFT, NEWTON_FAILED = 0, 1, 2
 """Why ``compiled_steps`` returned: a step it does not take (Python's ``BDF.step`` takes it: the last
-one, a step out of bounds, a singular or sparse iteration matrix to factorize), the frame rows are
-full, or Newton failed with fresh factors (``BDF.step`` takes the step again, with what Python's
+one, a step out of bounds, a singular or sparse iteration matrix to factorize), frames of the last
+step left to Python (the rows are full, or a frame's matrix is singular: ``frame_at`` says so), or
+Newton failed with fresh factors (``BDF.step`` takes the step again, with what Python's
 ``MechanicalDAE.correct`` does then)."""
 
 
@@ -79,8 +82,8 @@ def compiled_steps(
     (K, C) dense or empty, sizes, stabilized, system, rows, f, f_dot, no loads, pattern, factors, stiffness, no weak rows,
     convergence, quadratures, position count of the frames)`` (``MechanicalDAE.compiled_step``) and the
     frames' ``output = (output times [s], index of the next, how close after a step's end an output
-    time is in it [s], frame model, reaction rows)`` (``RigidFrames.model``, ``RigidFrames.n_reactions``),
-    the frames going to ``frame_rows`` (k, width).
+    time is in it [s], frame model, reaction rows, whether the frames are solved afresh (I3))``
+    (``RigidFrames.model``, ``RigidFrames.n_reactions``), the frames going to ``frame_rows`` (k, width).
 
     Returns ``(reason, t_old, t, h, order, equal steps, order of the last step, steps, rejected steps,
     Newton iterations, factorizations, index of the next output time, frames written, y, z, (c, factors)
@@ -107,7 +110,7 @@ def compiled_steps(
         quadratures,
         frame_positions,
     ) = solve
-    output_times, next_output, reached, model, n_reactions = output
+    output_times, next_output, reached, model, n_reactions, solved_frames = output
     nq, nv, _, m = sizes
     n = D.shape[1]
     t_old, order_of_last_step = t, -1
@@ -121,7 +124,8 @@ def compiled_steps(
             break
         c = h / alpha[order]
         predicted, base, z_predicted = predict(D, carried, order, gamma, alpha[order])
-        weights = dae_kernel.error_weights(predicted, rtol, atol, quadratures, (nq, nq + nv), 1.0)
+        velocity_scale = 1.0 if stabilized else h  # I3's index-3 error control (MechanicalDAE.error_weights)
+        weights = dae_kernel.error_weights(predicted, rtol, atol, quadratures, (nq, nq + nv), velocity_scale)
         # MechanicalDAE.correct's modified Newton: the kept factors within the step change, else (or
         # should they fail) fresh ones, at Newton's start
         fresh, regular = abs(c / kept_c - 1.0) > step_change, True
@@ -204,26 +208,36 @@ def compiled_steps(
             h *= factor
             while next_output < output_times.size and output_times[next_output] <= t + reached:
                 if written == frame_rows.shape[0]:
-                    reason = FRAMES_FULL
+                    reason = FRAMES_LEFT
                     break
                 at = output_times[next_output]
                 y_at = newton_form(last_differences, order_of_last_step, at, t, step)
-                rates_at = newton_form(last_carried, order_of_last_step, at, t, step)
                 rigid.normalize_euler_parameters(y_at[:frame_positions])
-                rigid_frame_pass(
-                    frame_rows[written],
-                    y_at[:nq],
-                    y_at[nq : nq + nv],
-                    rates_at[nq : nq + nv],
-                    rates_at[n : n + n_reactions],
-                    f,
-                    f_dot,
-                    (at, y_at[n - 2], y_at[n - 1]),
-                    model,
-                )
+                scalars = (at, y_at[n - 2], y_at[n - 1])
+                if solved_frames:  # I3: solved afresh, as EventDrivenIntegrator.frame_at does
+                    equations = (system, rows, pattern, jacobians[0], jacobians[1])
+                    q_at, v_at = y_at[:nq], y_at[nq : nq + nv]
+                    if not solved_frame_pass(
+                        frame_rows[written], q_at, v_at, f, f_dot, scalars, model, equations, n_reactions
+                    ):
+                        reason = FRAMES_LEFT  # singular: Python's frame_at says so
+                        break
+                else:  # SI2: from the dense output of the rates and multipliers
+                    rates_at = newton_form(last_carried, order_of_last_step, at, t, step)
+                    rigid_frame_pass(
+                        frame_rows[written],
+                        y_at[:nq],
+                        y_at[nq : nq + nv],
+                        rates_at[nq : nq + nv],
+                        rates_at[n : n + n_reactions],
+                        f,
+                        f_dot,
+                        scalars,
+                        model,
+                    )
                 written += 1
                 next_output += 1
-        if reason == FRAMES_FULL:
+        if reason == FRAMES_LEFT:
             break
     return (
         reason,
