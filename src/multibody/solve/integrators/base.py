@@ -42,6 +42,9 @@ class Correction:
     it costs work (it is called only if the integrator gives up: ``failure_text``)"""
     factorizations: int = 1
     """iteration matrices factorized for this solve (0 when it reused an earlier step's factors)"""
+    evaluated_jacobians: bool = False
+    """whether the problem evaluated its Jacobians afresh for this solve unasked (a failure with kept
+    factors blamed on old ones)"""
 
 
 def failure_text(diagnosis: str | Callable[[], str]) -> str:

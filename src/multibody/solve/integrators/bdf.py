@@ -271,7 +271,7 @@ class BDF:
             self.refresh_jacobian = False
             self.stats.newton_iterations += correction.iterations
             self.stats.factorizations += correction.factorizations
-            self.stats.jacobian_evaluations += int(refreshed)
+            self.stats.jacobian_evaluations += int(refreshed or correction.evaluated_jacobians)
             if not correction.converged:
                 self.stats.newton_failures += 1
                 self.stall.newton_failed(t_new, correction.diagnosis)
