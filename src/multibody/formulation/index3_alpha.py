@@ -16,8 +16,9 @@ Newton on ``(a, r, lambda)`` uses the iteration matrix ``[[M - c_v C - c_q K, G^
 the constraint rows divided by ``c_q`` (Bottasso, Bauchau & Cardona 2007: the matrix then stays
 well conditioned as ``h -> 0``, instead of its condition number growing as ``h^-4``); ``K`` and
 ``C`` (``CartesianFormulation.force_jacobians``) are kept across steps until a Newton failure asks
-for fresh ones, and the tangent operator of the rotation update is taken as the identity
-(Arnold & Brüls 2007). When elements carry states or read multipliers the matrix is bordered by
+for fresh ones (or, after a failure with kept factors, ``dae.StaleJacobians`` blames them: flexible
+manipulator, 231 -> 58 failures in 722 steps, 251 -> 265 evaluations of ``K``), and the tangent
+operator of the rotation update is taken as the identity (Arnold & Brüls 2007). When elements carry states or read multipliers the matrix is bordered by
 their coupling (``multibody.formulation.iteration_matrix``).
 
 Rigid bodies with dense matrices and no state coupling take BDF's compiled path
