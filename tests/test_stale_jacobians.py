@@ -7,7 +7,7 @@ degrees from the downward vertical under gravity -z. The spring's stiffness turn
 the ``K`` kept from a step ago is wrong across the rod by ``k`` times the angle turned since, which
 the iteration matrix (the mass over ``c^2``) cannot absorb: with the old rule (re-evaluate ``K``, ``C``
 only after a failure with fresh factors) Newton failed on 167 of 224 steps under I3, 228 of 284 under
-SI2 (rtol 1e-6).
+SI2 (at their default tolerances, as here).
 
 Reference: the rigid limit, a compound pendulum with I_O theta'' = -(m_rod L / 2 + m_bob L) g sin theta,
 I_O = m_rod L^2 / 3 + m_bob L^2 + J_bob (the bob turns with the rod), integrated by scipy at rtol 1e-12.

@@ -134,27 +134,30 @@ class StaleJacobians:
     ``K = d(Q - G^T lambda)/dq``, ``C = dQ/dv`` (re-evaluated at once) or on the factors alone
     (refactorized with the old ``K``, ``C``; should that fail too, the integrator asks for fresh ones).
 
-    Where a stiff element turns with the motion the kept ``K``, ``C`` fail, not the factors: on a
-    pendulum hanging from a spring of 1e7 N/m (``tests/test_stale_jacobians.py``), Newton with fresh
-    factors and the ``K``, ``C`` of the step before (the spring turned 0.014-0.023 rad since, the
-    median) contracted at a rate of 0.9-1.1 (median) and failed on 169 of 213 steps; with the same
-    ``K``, ``C`` turned by that angle it contracted at 3e-5, as with fresh ones (1e-5): the error is the
-    spring's ``k u u^T`` seen along the old direction ``u``, ``k |du|`` across the line, where the
-    iteration matrix has only the mass over ``c^2``. On the bob sliding along a hinged rod on that spring,
-    fresh ``K`` alone converged on 147 of 152 steps where the old failed; fresh ``C`` alone on 1, fresh
-    factors on 5.
+    Where a stiff element turns with the motion the kept ``K``, ``C`` fail, not the factors. A bob hanging
+    from a spring of 1e7 N/m, 2e4 N s/m (the model of ``tests/test_stale_jacobians.py`` without its rod),
+    I3: Newton with fresh factors and the ``K``, ``C`` of a step before (the spring turned 0.023 rad since,
+    the median) contracted at a rate of 1.1 (median) and failed on 190 of 213 steps; with the same ``K``,
+    ``C`` turned by that angle it contracted at 3e-5, as with fresh ones (1e-5), and failed on none: the
+    error is the spring's ``k u u^T`` (and the damper's ``d u u^T``) seen along the old direction ``u``,
+    ``k |du|`` across the line, where the iteration matrix has only the mass over ``c^2``. The same bob
+    sliding along a hinged rod (damper 1e3 N s/m): on the 166 steps where old ``K``, ``C`` failed with
+    fresh factors, fresh ``K`` alone converged on all, fresh ``C`` alone on 1; and on each of the 148
+    steps whose kept factors failed, fresh factors failed too.
 
     So a failure with old ``K``, ``C`` and fresh factors blames them: the next ``span`` failures with
     kept factors re-evaluate them at once, and the span doubles (up to ``longest``) while the
     factorization that follows keeps failing with the old ones; one success (the factors were to blame)
-    sets it back. Measured on the pendulum on a stiff spring: Newton failures 137 -> 47 of 230 steps
-    under I3, 201 -> 48 under SI2; flexible manipulator (SI2) 178 -> 52 of 760; loads' evaluations
-    -14 % to +8 %, since a re-evaluation by finite differences (25-50 evaluations) costs more than
-    the failure it saves (about 8). The models where failures come from events (cam follower: 70 % of
-    refactorizations with old ``K`` converge) keep their refreshes: 180 -> 209. Re-evaluating them
-    at the start of every step while blamed instead (no kept attempt) took 2.5x the re-evaluations on
-    the cam follower and the sliding door, whose blamed failures are contact events, and more on the
-    pendulum (SI2: 7700 evaluations against 5700).
+    sets it back. Measured (with ``STALE_EXTRA_ITERATIONS`` either way), Newton failures per steps: the
+    pendulum of ``tests/test_stale_jacobians.py`` 137/227 -> 47/244 under I3, 201/331 -> 48/248 under
+    SI2; ``examples/flexible_manipulator.py`` 178/745 -> 52/772 (SI2), 231/722 -> 58/722 (HHT). The
+    loads' evaluations change by +8, -14 and +6 % (I3, SI2, manipulator SI2): a re-evaluation by finite
+    differences (25-50 evaluations) costs more than the failure it saves (about 8), so what the blame
+    saves is mostly the failures. Where failures come from contact events (cam follower: 70 % of the
+    refactorizations with old ``K`` after a kept failure converge) it seldom holds: 180 -> 209
+    re-evaluations, evaluations +2 %, wall time -3 %. Re-evaluating them at the start of every step
+    while blamed instead (skipping the kept factors) took 2.5x the re-evaluations on the cam follower and
+    the sliding door, and more evaluations on the pendulum (SI2: 7700 against 5700): left out.
     """
 
     def __init__(self, longest: int = 16) -> None:
