@@ -79,11 +79,13 @@ def compiled_steps(
     updated in place) and ``control = (t [s], h [s], order, equal steps, t_bound [s], max_step [s],
     min_step [s])``, with ``rules = (gamma, alpha, error constants, max order, min factor, max factor,
     Newton's max iterations, rtol, atol)`` (``BDF``'s), the problem's ``solve = (kept c, step change,
-    (K, C) dense or empty, sizes, stabilized, system, rows, f, f_dot, no loads, pattern, factors, stiffness, no weak rows,
-    convergence, quadratures, position count of the frames)`` (``MechanicalDAE.compiled_step``) and the
-    frames' ``output = (output times [s], index of the next, how close after a step's end an output
-    time is in it [s], frame model, reaction rows, whether the frames are solved afresh (I3))``
-    (``RigidFrames.model``, ``RigidFrames.n_reactions``), the frames going to ``frame_rows`` (k, width).
+    (K, C) dense or empty, sizes, stabilized, system, rows, f, f_dot, no loads, pattern, factors,
+    stiffness, no weak rows, Newton's convergence with kept factors, with fresh ones (more iterations
+    with old ``K``, ``C``: ``dae.STALE_EXTRA_ITERATIONS``), quadratures, position count of the frames)``
+    (``MechanicalDAE.compiled_step``) and the frames' ``output = (output times [s], index of the next,
+    how close after a step's end an output time is in it [s], frame model, reaction rows, whether the
+    frames are solved afresh (I3))`` (``RigidFrames.model``, ``RigidFrames.n_reactions``), the frames
+    going to ``frame_rows`` (k, width).
 
     Returns ``(reason, t_old, t, h, order, equal steps, order of the last step, steps, rejected steps,
     Newton iterations, factorizations, index of the next output time, frames written, y, z, (c, factors)
@@ -107,6 +109,7 @@ def compiled_steps(
         stiffness,
         weak_rows,
         convergence,
+        fresh_convergence,
         quadratures,
         frame_positions,
     ) = solve
@@ -156,7 +159,7 @@ def compiled_steps(
                 stiffness,
                 weights,
                 weak_rows,
-                convergence,
+                fresh_convergence if fresh else convergence,
             )
             iterations += taken
             if verdict == CONVERGED or fresh:

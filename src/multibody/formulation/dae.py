@@ -14,7 +14,8 @@ SI2 (stabilized index 2, Gear-Gupta-Leimkuhler, ADAMS "SI2"):
 ``y = base + c y'`` by Newton with the iteration matrix ``[[M - c C - c^2 K, G^T], [G, 0]]``
 (the velocity rows scaled by ``c``, the multiplier increment by ``1/c``, so that the matrix
 stays well scaled as ``c -> 0``; ``K``, ``C`` from ``CartesianFormulation.force_jacobians``, kept
-across steps until a Newton failure asks for fresh ones), bordered by the state coupling when
+across steps until a Newton failure asks for fresh ones, or a failure with kept factors is blamed on
+them: ``StaleJacobians``), bordered by the state coupling when
 there is one (``CartesianFormulation.coupling_jacobians``)::
 
     [[M - c C - c^2 K,    -c Q_x,     G^T - Q_lam],
@@ -41,8 +42,8 @@ On those compiled paths, for dense models of cables and moving-node ropes and fo
 bodies, the factors are kept
 across steps (modified Newton, as in ADAMS and Exudyn) while the step coefficient ``c`` stays within
 ``REUSE_STEP_CHANGE`` of theirs; should Newton fail with kept factors, the step is retried at once
-with fresh ones (``K`` and ``C`` are kept either way); they are not renewed after a step that
-converged slowly with them (``RENEWING_SIZE``, the alpha methods' rule, says why). Other
+with fresh ones (``K`` and ``C`` kept, unless ``StaleJacobians`` blames them); they are not renewed
+after a step that converged slowly with them (``RENEWING_SIZE``, the alpha methods' rule, says why). Other
 models (sparse models of cables or ropes, state coupling: measured slower with kept factors)
 factorize once per step. Reuse works
 because Newton starts from the multipliers that the BDF polynomials predict at the step's end
@@ -115,12 +116,81 @@ rows may be (as ``MechanicalDAE._velocity_roundoff`` estimates it, from above) b
 dependent ones are taken as in I3. The parallelograms of ``tests/test_robustness_engine.py`` at rtol
 1e-10 pass from 0.5 to 10 (below, the bars 10-40 m long of the ill-conditioned four-bar, a regular
 mechanism, are taken for a singular one; above, Newton stalls just outside the band more often)."""
+STALE_EXTRA_ITERATIONS = 5
+"""Newton iterations allowed beyond ``newton_max_iterations`` with fresh factors and old ``K``, ``C``, while
+they contract (``ConvergenceMonitor``'s test on the iterations left): giving up costs re-evaluating ``K``,
+``C`` by finite differences, 25 to 50 evaluations of the loads in the models below, against one an
+iteration. Measured without ``StaleJacobians`` (evaluations of the loads with 0 / 3 / 5 more): the pendulum
+on a stiff spring of ``tests/test_stale_jacobians.py`` 5400 / 4860 / 4700 (I3) and 7120 / 6230 / 6590
+(SI2), the same bob on the spring alone (SI2) 4040 / 5100 / 3570, ``examples/cam_follower.py`` 22200 /
+21400 / 21000, ``sliding_door.py`` 2770 / 2610 / 2410, ``flexible_manipulator.py`` (SI2) 10100 / 9430 /
+9030. Raising ``newton_max_iterations`` itself to 10 saved about as much there, but would change every
+solve, the chains' included. The chains and the free slider-crank never fail with fresh factors: the same steps."""
 EPS = float(np.finfo(float).eps)
 DISCONTINUITY_STEP = 1e-8
 """[s] Steps below which a Newton failure at a regular configuration is blamed on loads that jump,
 not on stiffness (it would take frequencies above 1e8 rad/s)."""
 QUADRATURES = 2
 """Trailing entries of ``y`` that are quadratures: dissipated energy and input work [J]."""
+
+
+class StaleJacobians:
+    """Whether a failure of modified Newton with kept factors is blamed on the kept loads' Jacobians
+    ``K = d(Q - G^T lambda)/dq``, ``C = dQ/dv`` (re-evaluated at once) or on the factors alone
+    (refactorized with the old ``K``, ``C``; should that fail too, the integrator asks for fresh ones).
+
+    Where a stiff element turns with the motion the kept ``K``, ``C`` fail, not the factors. A bob hanging
+    from a spring of 1e7 N/m, 2e4 N s/m (the model of ``tests/test_stale_jacobians.py`` without its rod),
+    I3: Newton with fresh factors and the ``K``, ``C`` of a step before (the spring turned 0.023 rad since,
+    the median) contracted at a rate of 1.1 (median) and failed on 190 of 213 steps; with the same ``K``,
+    ``C`` turned by that angle it contracted at 3e-5, as with fresh ones (1e-5), and failed on none: the
+    error is the spring's ``k u u^T`` (and the damper's ``d u u^T``) seen along the old direction ``u``,
+    ``k |du|`` across the line, where the iteration matrix has only the mass over ``c^2``. The same bob
+    sliding along a hinged rod (damper 1e3 N s/m): on the 166 steps where old ``K``, ``C`` failed with
+    fresh factors, fresh ``K`` alone converged on all, fresh ``C`` alone on 1; and on each of the 148
+    steps whose kept factors failed, fresh factors failed too.
+
+    So a failure with old ``K``, ``C`` and fresh factors blames them: the next ``span`` failures with
+    kept factors re-evaluate them at once, and the span doubles (up to ``longest``) while the
+    factorization that follows keeps failing with the old ones; one success (the factors were to blame)
+    sets it back. Measured (with ``STALE_EXTRA_ITERATIONS`` either way), Newton failures per steps: the
+    pendulum of ``tests/test_stale_jacobians.py`` 137/227 -> 47/244 under I3, 201/331 -> 48/248 under
+    SI2; ``examples/flexible_manipulator.py`` 178/745 -> 52/772 (SI2), 231/722 -> 58/722 (HHT). The
+    loads' evaluations change by +8, -14 and +6 % (I3, SI2, manipulator SI2): a re-evaluation by finite
+    differences (25-50 evaluations) costs more than the failure it saves (about 8), so what the blame
+    saves is mostly the failures. Where failures come from contact events (cam follower: 70 % of the
+    refactorizations with old ``K`` after a kept failure converge) it seldom holds: 180 -> 209
+    re-evaluations, evaluations +2 %, wall time -3 %. Re-evaluating them at the start of every step
+    while blamed instead (skipping the kept factors) took 2.5x the re-evaluations on the cam follower and
+    the sliding door, and more evaluations on the pendulum (SI2: 7700 against 5700): left out.
+    """
+
+    def __init__(self, longest: int = 16) -> None:
+        self.longest = longest
+        self.span = 1
+        """failures with kept factors to be blamed on ``K``, ``C`` after the next blame"""
+        self.pending = 0
+        """failures with kept factors still to be blamed on ``K``, ``C``"""
+
+    def blames_jacobians(self) -> bool:
+        """Whether a failure with kept factors, just now, is to re-evaluate ``K``, ``C`` at once."""
+        if self.pending <= 0:
+            return False
+        self.pending -= 1
+        return True
+
+    @property
+    def settled(self) -> bool:
+        """Whether no blame is pending and the span is back at its start (as after a success)."""
+        return self.pending == 0 and self.span == 1
+
+    def record(self, converged: bool) -> None:
+        """Take the outcome of Newton with fresh factors and old ``K``, ``C``."""
+        if converged:
+            self.span, self.pending = 1, 0
+        else:
+            self.pending = self.span
+            self.span = min(2 * self.span, self.longest)
 
 
 class DAEVariables(NamedTuple):
@@ -169,6 +239,8 @@ class MechanicalDAE:
         """the driver values of rows without prescribed values (``ConstraintRows.prescribed``)"""
         self._no_loads = (np.zeros((system.n_bodies, 6)), np.zeros(0))
         """``(element_wrench, state_rate)`` of a model without force elements"""
+        self._stale = StaleJacobians()
+        """whether the next failure with kept factors is blamed on ``K``, ``C`` (``StaleJacobians``)"""
         self._kept_factors: tuple | None = None
         """``(c, iteration matrix, G G^T)`` factors of the latest fresh factorization of a rigid model
         (compiled paths), for modified Newton on the next steps (``correct``)"""
@@ -217,18 +289,7 @@ class MechanicalDAE:
         nq, nv, nx = self.nq, self.nv, self.nx
 
         if refresh_jacobian or self._jacobians is None:
-            q, v, x, lam = self._newton_start(predicted, base, c, z_guess)
-            self._jacobians = (*form.force_jacobians(q, v, t, lam, x), form.coupling_jacobians(q, v, x, t, lam))
-            K, _, coupling = self._jacobians
-            # Only a stiff model needs the loads' answer to SI2's move with mu: force elements, states,
-            # elastic body kinds. Rigid bodies alone have the reactions' geometric stiffness, whose answer
-            # is below Newton's tolerance (chains of 2 to 200 links: the same steps and iterations with
-            # it), and skip it (an empty stiffness).
-            stiff = form.has_loads or nx or not system.rigid_only
-            K = sp.csr_matrix(K) if stiff else sp.csr_matrix((nv, nv))
-            F_q = coupling.F_q if coupling is not None else np.zeros((0, nv))
-            self._stiffness = (K.data, K.indices, K.indptr, np.ascontiguousarray(F_q))
-            self._stiff = dae_kernel.is_stiff(self._stiffness)
+            self._evaluate_jacobians(t, *self._newton_start(predicted, base, c, z_guess))
         coupling = self._jacobians[2]
         stabilized = self.form == "SI2"
         # the compiled rigid iterations' arguments (the other kinds evaluate in Python, drivers included)
@@ -265,7 +326,7 @@ class MechanicalDAE:
                     factors = (matrix_factors, gram_factors)
             if factors is not None and not form.has_loads:
                 # Loads constant over the iterations: the whole solve is one compiled call.
-                convergence = (tolerance, self.max_iterations, ROUNDOFF_FRACTION, weak_roundoff)
+                convergence = (tolerance, iteration_limit, ROUNDOFF_FRACTION, weak_roundoff)
                 verdict, iterations, norm, y, z = dae_kernel.compiled_correction(
                     predicted,
                     base,
@@ -287,7 +348,7 @@ class MechanicalDAE:
             mu = np.zeros(self.m)
             roundoff_floor = max(roundoff_norm(predicted[: nq + nv + nx], increment_weights), weak_roundoff)
             base_parts = (base[:nq], base[nq : nq + nv], base[nq + nv : nq + nv + nx])
-            monitor = ConvergenceMonitor(tolerance, self.max_iterations, roundoff=roundoff_floor)
+            monitor = ConvergenceMonitor(tolerance, iteration_limit, roundoff=roundoff_floor)
             verdict = Verdict.CONTINUE
             while verdict is Verdict.CONTINUE:
                 if monitor.iterations > 0 and (form.has_loads or not system.rigid_only):
@@ -328,10 +389,15 @@ class MechanicalDAE:
 
         # Modified Newton (without state coupling, away from singular positions): first with the
         # factors of an earlier step at a step coefficient within REUSE_STEP_CHANGE of c (module
-        # docstring); should that fail, afresh.
+        # docstring); should that fail, afresh. A tighter Newton tolerance with kept factors (against a
+        # remainder in the stiff modal velocities that passes Newton's test: the FFRF benchmark at rtol
+        # 1e-4 takes 760-810 steps with kept factors, 590 with fresh ones every step) was measured and
+        # left out: a third and a tenth of it took 890 and 1140 steps (rtol 1e-6: 1530 -> 1730 and
+        # 1550), the rejected steps about as many (67 -> 75, 80).
         iteration, factorizations, retried = 0, 0, 0
         kept = self._kept_factors
-        converged = False
+        converged = evaluated = False
+        iteration_limit = self.max_iterations
         # rigid models, dense models of cables and ropes (measured: the rope crane's steps 1.8x cheaper)
         # and models of modal bodies, dense or sparse (the FFRF chain: 6x fewer factorizations, 1.3x
         # faster at rtol 1e-4 and 1e-6); not sparse models of cables or ropes (a 50-element-per-span
@@ -348,15 +414,21 @@ class MechanicalDAE:
             iterations, norm, converged, y, z = newton(self._no_weak, 0.0, *kept[1:])
             iteration = iterations
             retried = 0 if converged else iterations
+            if not converged and self._stale.blames_jacobians():
+                self._evaluate_jacobians(t, *starting_iterate()[:4])
+                coupling, refresh_jacobian, evaluated = self._jacobians[2], True, True
         if not converged:
             factorizations = 1
+            if not refresh_jacobian:  # an old K, C: worth a few more iterations while they contract
+                iteration_limit = self.max_iterations + STALE_EXTRA_ITERATIONS
             try:
                 iteration_matrix, gram = self._factorize(starting_iterate(), t, c, arguments, coupling, compiled)
             except SingularMatrixError as error:
                 singular = f"singular iteration matrix ({error})"
                 q, v = starting_iterate()[:2]
+                diagnosis = lambda: f"{singular}: {self.diagnose(q, v, t)}"
                 return Correction(
-                    predicted, z_guess, False, iteration, np.inf, lambda: f"{singular}: {self.diagnose(q, v, t)}", 0
+                    predicted, z_guess, False, iteration, np.inf, diagnosis, 0, evaluated_jacobians=evaluated
                 )
             if reusable:
                 self._kept_factors = (c, iteration_matrix, gram)
@@ -376,20 +448,37 @@ class MechanicalDAE:
                     iterations, norm, converged, y, z = newton(weak, weak_roundoff, iteration_matrix, gram)
                     iteration += iterations
             self._index3_rows = weak.shape[1] > 0
+            if not refresh_jacobian:
+                self._stale.record(converged)
         if not converged:
             q, v = y[:nq], y[nq : nq + nv]
             return Correction(
-                predicted, z_guess, False, iteration, norm, lambda: self.diagnose(q, v, t, c), factorizations
+                predicted,
+                z_guess,
+                False,
+                iteration,
+                norm,
+                lambda: self.diagnose(q, v, t, c),
+                factorizations,
+                evaluated_jacobians=evaluated,
             )
         return Correction(
-            y, z, True, iteration - retried, norm, factorizations=factorizations, retried_iterations=retried
+            y,
+            z,
+            True,
+            iteration - retried,
+            norm,
+            factorizations=factorizations,
+            retried_iterations=retried,
+            evaluated_jacobians=evaluated,
         )
 
     def compiled_step(self, tolerance: float) -> tuple | None:
         """What compiled stepping (``multibody.analysis.stepping.compiled_steps``'s ``solve``) needs to
         take the next steps at Newton's ``tolerance`` as ``correct`` would, or None when a step needs
         Python here: no kept factors yet, nearly dependent rows taken as in I3, force elements, state
-        coupling, other body kinds, or rows whose prescribed values change."""
+        coupling, other body kinds, rows whose prescribed values change, or old ``K``, ``C`` under
+        blame (``StaleJacobians.settled``: compiled steps do not keep its books)."""
         form, system, kept = self.formulation, self.formulation.system, self._kept_factors
         if (
             kept is None
@@ -399,6 +488,7 @@ class MechanicalDAE:
             or form.rows.prescribed
             or self._jacobians is None
             or self._jacobians[2] is not None
+            or not self._stale.settled
         ):
             return None
         matrix_factors = kept[1].kernel_factors
@@ -422,6 +512,7 @@ class MechanicalDAE:
             self._stiffness,
             self._no_weak,
             (tolerance, self.max_iterations, ROUNDOFF_FRACTION, 0.0),
+            (tolerance, self.max_iterations + STALE_EXTRA_ITERATIONS, ROUNDOFF_FRACTION, 0.0),
             QUADRATURES,
             system.n_frame_positions,
         )
@@ -439,6 +530,21 @@ class MechanicalDAE:
     def drop_kept_factors(self) -> None:
         """Factorize afresh at the next step (compiled stepping found Newton failing)."""
         self._kept_factors = None
+
+    def _evaluate_jacobians(self, t: float, q: FloatArray, v: FloatArray, x: FloatArray, lam: FloatArray) -> None:
+        """``K``, ``C`` and the state coupling at ``(q, v, x, lam)`` and time ``t`` [s], kept for the steps to come."""
+        form = self.formulation
+        self._jacobians = (*form.force_jacobians(q, v, t, lam, x), form.coupling_jacobians(q, v, x, t, lam))
+        K, _, coupling = self._jacobians
+        # Only a stiff model needs the loads' answer to SI2's move with mu: force elements, states,
+        # elastic body kinds. Rigid bodies alone have the reactions' geometric stiffness, whose answer
+        # is below Newton's tolerance (chains of 2 to 200 links: the same steps and iterations with
+        # it), and skip it (an empty stiffness).
+        stiff = form.has_loads or self.nx or not form.system.rigid_only
+        K = sp.csr_matrix(K) if stiff else sp.csr_matrix((self.nv, self.nv))
+        F_q = coupling.F_q if coupling is not None else np.zeros((0, self.nv))
+        self._stiffness = (K.data, K.indices, K.indptr, np.ascontiguousarray(F_q))
+        self._stiff = dae_kernel.is_stiff(self._stiffness)
 
     def _newton_start(
         self, predicted: FloatArray, base: FloatArray, c: float, z_guess: FloatArray

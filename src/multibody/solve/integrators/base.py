@@ -46,6 +46,9 @@ class Correction:
     """iterations spent before ``iterations`` with the factors of an earlier step, which failed: counted
     in the statistics, not in the step size's safety factor (they say the factors were stale, not that
     the step was long)"""
+    evaluated_jacobians: bool = False
+    """whether the problem evaluated its Jacobians afresh for this solve unasked (a failure with kept
+    factors blamed on old ones)"""
 
 
 def failure_text(diagnosis: str | Callable[[], str]) -> str:

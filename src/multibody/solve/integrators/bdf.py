@@ -325,7 +325,7 @@ class BDF:
             self.refresh_jacobian = False
             stats.newton_iterations += correction.iterations + correction.retried_iterations
             stats.factorizations += correction.factorizations
-            stats.jacobian_evaluations += refreshed
+            stats.jacobian_evaluations += refreshed or correction.evaluated_jacobians
             if not correction.converged:
                 stats.newton_failures += 1
                 self.stall.newton_failed(t_new, correction.diagnosis)

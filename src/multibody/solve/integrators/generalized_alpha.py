@@ -402,7 +402,7 @@ class GeneralizedAlpha:
             self.refresh_jacobian = False
             self.stats.newton_iterations += solved.iterations
             self.stats.factorizations += solved.factorizations
-            self.stats.jacobian_evaluations += int(refreshed)
+            self.stats.jacobian_evaluations += int(refreshed or solved.evaluated_jacobians)
             if not solved.converged:
                 self.stats.newton_failures += 1
                 self.stall.newton_failed(t_new, solved.diagnosis)
