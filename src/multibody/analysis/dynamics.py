@@ -191,6 +191,8 @@ def dynamics(
 def check_initial_loads(system: System, state: State) -> None:
     """Raise ``ValueError`` naming the force elements whose load is not finite at ``state``: an
     integrator started from it would carry NaN forward instead of failing."""
+    if not system.force_names:
+        return
     loads = CartesianFormulation(system).evaluate(state.q, state.v, state.t, state.x).loads
     finite = np.all(np.isfinite(np.column_stack([loads.force_W, loads.torque_W])), axis=1)
     if not np.all(finite):

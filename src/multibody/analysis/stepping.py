@@ -48,7 +48,7 @@ Newton failed with fresh factors (``BDF.step`` takes the step again, with what P
 
 
 def refactorized(factors: tuple, equations: tuple) -> tuple:
-    """``dae_kernel.dense_iteration_factors(*equations)`` when ``factors`` (those kept) are dense,
+    """``dae_kernel.dense_iteration_factors(equations)`` when ``factors`` (those kept) are dense,
     ``(False, *factors)`` when sparse (SuperLU factorizes in Python); for compiled callers only."""
     raise NotImplementedError("refactorized is called from compiled code only")
 
@@ -58,7 +58,7 @@ def _refactorized(factors: tuple, equations: tuple) -> Callable:
     """``refactorized`` for the numba types of its arguments: two arrays of the matrix are dense factors."""
 
     def dense(factors: tuple, equations: tuple) -> tuple:
-        return dae_kernel.dense_iteration_factors(*equations)
+        return dae_kernel.dense_iteration_factors(equations)
 
     def sparse(factors: tuple, equations: tuple) -> tuple:
         return False, factors[0], factors[1]

@@ -583,7 +583,7 @@ class MechanicalDAE:
             return iteration_matrix, Factorization(sparse.gram(entries)) if stabilized else None
         if compiled:
             regular, matrix_factors, gram_factors = dae_kernel.dense_iteration_factors(
-                q, v, *arguments, pattern, K, C, c * c, c, stabilized
+                (q, v, *arguments, pattern, K, C, c * c, c, stabilized)
             )
             if not regular:
                 raise SingularMatrixError("matrix is singular to working precision")

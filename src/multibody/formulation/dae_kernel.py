@@ -534,26 +534,11 @@ def dense_iteration_matrices(
 
 
 @njit(cache=True)
-def dense_iteration_factors(
-    q: np.ndarray,
-    v: np.ndarray,
-    system: tuple,
-    rows: tuple,
-    f: np.ndarray,
-    f_dot: np.ndarray,
-    pattern: tuple,
-    stiffness: np.ndarray,
-    damping: np.ndarray,
-    c_position: float,
-    c_velocity: float,
-    stabilized: bool,
-) -> tuple:
-    """``dense_iteration_matrices`` factorized (``linear.dense_lu``): ``(whether both are regular,
-    iteration matrix factors, G G^T factors)``, each ``(lu, pivots)`` as ``Factorization.kernel_factors``
-    gives them (without ``G G^T``: those of a 0 x 0 matrix)."""
-    matrix, gram = dense_iteration_matrices(
-        q, v, system, rows, f, f_dot, pattern, stiffness, damping, c_position, c_velocity, stabilized
-    )
+def dense_iteration_factors(equations: tuple) -> tuple:
+    """``dense_iteration_matrices(*equations)`` factorized (``linear.dense_lu``): ``(whether both are
+    regular, iteration matrix factors, G G^T factors)``, each ``(lu, pivots)`` as
+    ``Factorization.kernel_factors`` gives them (without ``G G^T``: those of a 0 x 0 matrix)."""
+    matrix, gram = dense_iteration_matrices(*equations)
     lu, pivots, regular = dense_lu(matrix)
     gram_lu, gram_pivots, gram_regular = dense_lu(gram)
     return regular and gram_regular, (lu, pivots), (gram_lu, gram_pivots)
