@@ -3,15 +3,15 @@
 A plain model of rigid bodies under SI2 or I3 takes most of its BDF steps, and writes their output
 frames, in one compiled call; ``BDF.step`` takes the others. The compiled steps do the same arithmetic on the
 same numbers as ``BDF.step`` with ``MechanicalDAE.correct`` (the same compiled solve, prediction,
-error test and step-size and order choice, the same frame pass on the same dense output, I3's
-accelerations and multipliers solved with the same factorization and substitutions), so the
+error test and step-size and order choice, the same frame pass on the same dense output), so the
 reference is the run without them, and the tolerance is none: every step count and every entry of
-every frame must be the same to the bit.
+every frame must be the same to the bit -- but for I3's accelerations and reactions, solved afresh
+per frame from the same factors by another substitution (LAPACK's in Python), equal to round-off.
 """
 
 import numpy as np
 import pytest
-from test_output_frames import EXAMPLES
+from test_output_frames import EXAMPLES, SOLVED
 
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.events import COMPILED_FRAMES, EventDrivenIntegrator
@@ -62,4 +62,10 @@ def test_compiled_steps_are_the_python_steps(example, method, t_end, output_step
         assert compiled.stats[counter] == python.stats[counter], counter
     assert compiled.arrays.keys() == python.arrays.keys()
     for key, values in python.arrays.items():
-        np.testing.assert_array_equal(compiled.arrays[key], values, err_msg=key)
+        if method == "I3" and key in SOLVED:
+            # the same factors, substituted by lu_solve in compiled code and by LAPACK's getrs in
+            # Python: apart by round-off (on these well-conditioned systems, 1e-15 of the largest)
+            scale = np.max(np.abs(values), axis=0, keepdims=True)
+            np.testing.assert_allclose(compiled.arrays[key], values, rtol=0, atol=1e-12 * np.max(scale), err_msg=key)
+        else:
+            np.testing.assert_array_equal(compiled.arrays[key], values, err_msg=key)

@@ -86,8 +86,6 @@ class Factorization:
             return self._lu.solve(rhs)
         if not len(rhs):
             return np.array(rhs, dtype=float)
-        if np.ndim(rhs) == 1:  # as compiled code solves (``lu_solve``), to the bit
-            return lu_solve(*self._lu, np.asarray(rhs, dtype=float))
         return _getrs(*self._lu, rhs)[0]
 
 
