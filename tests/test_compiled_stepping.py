@@ -16,6 +16,7 @@ from test_output_frames import EXAMPLES, SOLVED
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.events import COMPILED_FRAMES, EventDrivenIntegrator
 from multibody.analysis.output import results_layout
+from multibody.analysis.stepping import STEPS_PER_CALL
 from multibody.analysis.time_loop import integrate_to_output
 from multibody.cli import build_model, load_model_file
 
@@ -69,3 +70,36 @@ def test_compiled_steps_are_the_python_steps(example, method, t_end, output_step
             np.testing.assert_allclose(compiled.arrays[key], values, rtol=0, atol=1e-12 * solved_scale, err_msg=key)
         else:
             np.testing.assert_array_equal(compiled.arrays[key], values, err_msg=key)
+
+
+def test_compiled_steps_give_python_its_turn():
+    """A run with one output frame at its end: compiled stepping returns to Python after at most
+    ``STEPS_PER_CALL`` steps (the progress bar, Ctrl-C and the timed flush of the results get their
+    turn), and the run is the same as without it."""
+    system, state = assembled_state(build_model(load_model_file(EXAMPLES / "free_slider_crank.py")).compile())
+    integrator = EventDrivenIntegrator(system, state, "SI2", 10.0, 1e-6, 1e-6, np.inf)
+    taken = []
+
+    def compiled_steps(output_times, next_output, reached):
+        before = integrator.integrator.stats.compiled_steps
+        outcome = integrator.compiled_steps(output_times, next_output, reached)
+        taken.append(integrator.integrator.stats.compiled_steps - before)
+        return outcome
+
+    results = integrate_to_output(
+        integrator,
+        results_layout(system, "dynamics"),
+        integrator.first_frame,
+        integrator.frame_at,
+        integrator.stats,
+        10.0,
+        10.0,
+        None,
+        False,
+        compiled_steps,
+    )
+    assert results.stats["steps"] > STEPS_PER_CALL
+    assert max(taken) == STEPS_PER_CALL
+    assert sum(taken) == results.stats["compiled_steps"]
+    python = run(system, state, "SI2", 10.0, 10.0, compiled=False)
+    np.testing.assert_array_equal(results.arrays["body/position"], python.arrays["body/position"])

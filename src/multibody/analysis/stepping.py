@@ -39,9 +39,14 @@ from multibody.solve.integrators.bdf import (
 from multibody.solve.newton import CONVERGED
 from multibody.spatial.rotations import FloatArray
 
+STEPS_PER_CALL = 500
+"""Steps ``compiled_steps`` takes at most per call (0.5-50 ms of a model's run), so that the progress
+bar, Ctrl-C (which compiled code does not see) and the timed flush of the results to the file get
+their turn in between."""
 NEEDS_PYTHON, FRAMES_LEFT, NEWTON_FAILED = 0, 1, 2
 """Why ``compiled_steps`` returned: a step it does not take (Python's ``BDF.step`` takes it: the last
-one, a step out of bounds, a singular or sparse iteration matrix to factorize), frames of the last
+one, a step out of bounds, a singular or sparse iteration matrix to factorize, or ``STEPS_PER_CALL``
+steps taken), frames of the last
 step left to Python (the rows are full, or a frame's matrix is singular: ``frame_at`` says so), or
 Newton failed with fresh factors (``BDF.step`` takes the step again, with what Python's
 ``MechanicalDAE.correct`` does then)."""
@@ -122,7 +127,7 @@ def compiled_steps(
     y = D[0].copy()
     z = carried[0, n:].copy()
     reason = NEEDS_PYTHON
-    while True:
+    while steps < STEPS_PER_CALL:
         if h > max_step or h < max(min_step, 10.0 * EPS * max(abs(t), 1.0)) or t + h >= t_bound:
             break
         c = h / alpha[order]
