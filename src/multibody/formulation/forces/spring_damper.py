@@ -84,21 +84,69 @@ def _spring_dampers(members: Sequence[tuple[int, ForceElement]], context: GroupC
     )
 
 
-def _spring_damper_loads(group: SpringDampers, inputs: LoadInputs, out: LoadOutputs) -> None:
+@dataclass(frozen=True)
+class _SpringLines:
+    """The lines I-J of a group's elements at one instant and their laws' values."""
+
+    inverse_length: FloatArray
+    """(ne,) 1 / |p_I - p_J| [1/m], zero at zero length (where ``direction`` is zero and so the force)"""
+    direction: FloatArray
+    """(ne, 3) unit vector from J's origin to I's"""
+    relative_velocity: FloatArray
+    """(ne, 3) v_I - v_J [m/s]"""
+    law: tuple[FloatArray, float, float, float]
+    """``spring_damper_law``'s values"""
+
+
+def _spring_lines(group: SpringDampers, inputs: LoadInputs) -> _SpringLines:
     i, j = group.i_marker, group.j_marker
     d = inputs.p_M[i] - inputs.p_M[j]
     length = np.linalg.norm(d, axis=1)
-    u = d / np.where(length > 0.0, length, 1.0)[:, None]
-    length_rate = _dot(u, inputs.v_M[i] - inputs.v_M[j])
+    inverse_length = np.divide(1.0, length, out=np.zeros_like(length), where=length > 0.0)
+    u = d * inverse_length[:, None]
+    relative_velocity = inputs.v_M[i] - inputs.v_M[j]
     actuator = np.array([0.0 if a is None else a.value(inputs.t) for a in group.actuator])
-    scalar, stored, damping_power, actuator_power = spring_damper_law(
-        group.stiffness, length - group.free_length, group.damping, length_rate, group.preload, actuator
+    law = spring_damper_law(
+        group.stiffness, length - group.free_length, group.damping, _dot(u, relative_velocity), group.preload, actuator
     )
+    return _SpringLines(inverse_length, u, relative_velocity, law)
+
+
+def _spring_damper_loads(group: SpringDampers, inputs: LoadInputs, out: LoadOutputs) -> None:
+    lines = _spring_lines(group, inputs)
+    u = lines.direction
+    scalar, stored, damping_power, actuator_power = lines.law
     out.force[group.element] = scalar[:, None] * u
     out.value[group.element] = scalar
     out.potential += stored
     out.dissipated += damping_power
     out.input_power += actuator_power
+
+
+def _spring_damper_tangents(group: SpringDampers, inputs: LoadInputs) -> tuple[FloatArray, FloatArray]:
+    """``LoadTangents`` of ``_spring_damper_loads``: with ``d = p_I - p_J``, ``L = |d|``, ``u = d / L`` and
+    the scalar ``s = -k (L - L0) - c L' + preload + actuator``, ``L' = u . (v_I - v_J)``, the force
+    ``F = s u`` has ``dF/dd = u (ds/dd)^T + s (1 - u u^T) / L``, ``ds/dd = -k u - c (1 - u u^T)(v_I - v_J) / L``,
+    and ``dF/dv_I = -c u u^T``; J's columns are the negatives, the rotations' zero (no couple, and the
+    load reads only the origins). At zero length, where the loads hold ``F = 0``, the tangents are zero."""
+    lines = _spring_lines(group, inputs)
+    u, inverse_length, relative_velocity, scalar = (
+        lines.direction,
+        lines.inverse_length,
+        lines.relative_velocity,
+        lines.law[0],
+    )
+    along = u[:, :, None] * u[:, None, :]
+    across = (np.eye(3) - along) * inverse_length[:, None, None]
+    scalar_gradient = -group.stiffness[:, None] * u - group.damping[:, None] * np.einsum(
+        "eab,eb->ea", across, relative_velocity
+    )
+    force_by_separation = u[:, :, None] * scalar_gradient[:, None, :] + scalar[:, None, None] * across
+    force_by_velocity = -group.damping[:, None, None] * along
+    load_displacement, load_velocity = np.zeros((2, u.shape[0], 6, 12))
+    for tangent, block in ((load_displacement, force_by_separation), (load_velocity, force_by_velocity)):
+        tangent[:, :3, :3], tangent[:, :3, 6:9] = block, -block
+    return load_displacement, load_velocity
 
 
 def _torsion_springs(members: Sequence[tuple[int, ForceElement]], context: GroupContext) -> TorsionSprings:
@@ -133,5 +181,7 @@ def _torsion_spring_loads(group: TorsionSprings, inputs: LoadInputs, out: LoadOu
     out.dissipated += damping_power
 
 
-SPRING_DAMPER = ForceFamily("spring_damper", (SpringDamper,), _spring_dampers, _spring_damper_loads)
+SPRING_DAMPER = ForceFamily(
+    "spring_damper", (SpringDamper,), _spring_dampers, _spring_damper_loads, tangents=_spring_damper_tangents
+)
 TORSION_SPRING = ForceFamily("torsion_spring", (TorsionSpring,), _torsion_springs, _torsion_spring_loads)
