@@ -99,6 +99,8 @@ class _SpringLines:
 
 
 def _spring_lines(group: SpringDampers, inputs: LoadInputs) -> _SpringLines:
+    """The group's lines at ``inputs``' instant: ``d = p_I - p_J``, its length's law (``spring_damper_law``
+    at ``L - L0`` and ``L' = u . (v_I - v_J)``)."""
     i, j = group.i_marker, group.j_marker
     d = inputs.p_M[i] - inputs.p_M[j]
     length = np.linalg.norm(d, axis=1)
@@ -130,17 +132,11 @@ def _spring_damper_tangents(group: SpringDampers, inputs: LoadInputs) -> tuple[F
     and ``dF/dv_I = -c u u^T``; J's columns are the negatives, the rotations' zero (no couple, and the
     load reads only the origins). At zero length, where the loads hold ``F = 0``, the tangents are zero."""
     lines = _spring_lines(group, inputs)
-    u, inverse_length, relative_velocity, scalar = (
-        lines.direction,
-        lines.inverse_length,
-        lines.relative_velocity,
-        lines.law[0],
-    )
+    u, scalar = lines.direction, lines.law[0]
     along = u[:, :, None] * u[:, None, :]
-    across = (np.eye(3) - along) * inverse_length[:, None, None]
-    scalar_gradient = -group.stiffness[:, None] * u - group.damping[:, None] * np.einsum(
-        "eab,eb->ea", across, relative_velocity
-    )
+    across = (np.eye(3) - along) * lines.inverse_length[:, None, None]
+    rate_gradient = np.einsum("eab,eb->ea", across, lines.relative_velocity)  # dL'/dd [1/s]
+    scalar_gradient = -group.stiffness[:, None] * u - group.damping[:, None] * rate_gradient
     force_by_separation = u[:, :, None] * scalar_gradient[:, None, :] + scalar[:, None, None] * across
     force_by_velocity = -group.damping[:, None, None] * along
     load_displacement, load_velocity = np.zeros((2, u.shape[0], 6, 12))
