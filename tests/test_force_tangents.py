@@ -1,4 +1,4 @@
-"""Analytic load tangents (``ForceFamily.tangents``) of the spring-damper family, and the Newton matrices
+"""Analytic load tangents (``ForceFamily.tangents``) of the spring-damper and torsion-spring families, and the Newton matrices
 ``K = d(Q - G^T lambda)/dx``, ``C = dQ/dv`` that take them (``CartesianFormulation.force_jacobians``).
 
 References: central finite differences, which cannot be tuned to the analytic derivatives. First of the
@@ -18,17 +18,19 @@ import pytest
 import multibody as mb
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation
-from multibody.formulation.forces.family import LoadInputs, LoadOutputs
-from multibody.formulation.forces.spring_damper import SPRING_DAMPER
+from multibody.formulation.forces.family import ForceFamily, LoadInputs, LoadOutputs
+from multibody.formulation.forces.spring_damper import SPRING_DAMPER, TORSION_SPRING
 from multibody.spatial.rotations import skew
 
 STEP = 1e-6
 """Central-difference step [m], [rad], [m/s], [rad/s]. Its truncation error is h^2/6 times the third
-derivative, ~ k h^2 / L^2 ~ 1e-12 k at lengths ~1 m, and its round-off ~ 1e-16 |F| / h ~ 1e-10 |F|: both
-below 1e-8 of the tangents' largest entries here (stiffnesses 1e3-1e5 N/m, forces up to 1e4 N)."""
-RELATIVE_TOLERANCE = 1e-7
+derivative, ~ k h^2 / L^2 ~ 1e-12 k at lengths ~1 m (none in velocity: the loads are linear in it), and its
+round-off ~ eps |F| / h ~ 2e-10 |F|, which for the dampers' columns (c = 50-300 N s/m against forces up to
+1e5 N) is ~1e-7 of the largest entry."""
+TRUNCATION_TOLERANCE = 1e-8
 """Allowed error of the family's tangents against central differences, relative to their largest entry
-(the estimate in ``STEP`` with a factor 10 for the sums in the loads)."""
+(the truncation estimate in ``STEP``, with a factor 100 for the curvature of short lines), on top of ten
+times the round-off ``eps |F| / STEP``."""
 NEWTON_TOLERANCE = 1e-6
 """Allowed error of ``force_jacobians`` against central differences of the residual, relative to the
 largest entry: its finite-difference part (reactions' geometric stiffness, the other loads) takes forward
@@ -37,7 +39,8 @@ differences with steps 1e-7 (1 + |q|), whose truncation error is ~1e-7 of the cu
 
 def random_springs(seed: int) -> mb.Model:
     """Three free rigid bodies at random poses and velocities, with spring-dampers at offset markers:
-    body to body (stiff, damped), body to ground (preloaded), body to body (damped, with an actuator)."""
+    body to body (stiff, damped), body to ground (preloaded), body to body (damped, with an actuator); and a
+    damped, preloaded torsion spring on a revolute joint between randomly turned markers (violated)."""
     rng = np.random.default_rng(seed)
     model = mb.Model("springs")
 
@@ -59,7 +62,8 @@ def random_springs(seed: int) -> mb.Model:
     a, b, c = body("a"), body("b"), body("c")
 
     def offset(on: mb.RigidBody, name: str) -> mb.Marker:
-        return on.add_marker(name, position=0.3 * rng.normal(size=3))
+        rotation, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+        return on.add_marker(name, position=0.3 * rng.normal(size=3), orientation=rotation * np.linalg.det(rotation))
 
     model.add(mb.SpringDamper("stiff", offset(a, "a1"), offset(b, "b1"), 1e5, 300.0, 0.5))
     model.add(
@@ -76,6 +80,8 @@ def random_springs(seed: int) -> mb.Model:
     model.add(
         mb.SpringDamper("actuated", offset(c, "c1"), offset(a, "a2"), 1e3, 50.0, 0.8, actuator=mb.Harmonic(20.0, 3.0))
     )
+    hinge = model.add(mb.Revolute("hinge", offset(a, "a3"), offset(c, "c2")))  # violated: any pose
+    model.add(mb.TorsionSpring("torsion", hinge, 300.0, 5.0, free_angle=0.4, preload=2.0))
     return model
 
 
@@ -84,12 +90,12 @@ def family_inputs(system: mb.System, state: object) -> LoadInputs:
     return LoadInputs(state.frames.t, system, state.frames, state.motion, state.x, np.zeros(len(system.rows)))
 
 
-def spring_loads(system: mb.System, inputs: LoadInputs) -> np.ndarray:
-    """(ne, 6) the spring-damper group's ``(F, T)`` rows as its ``loads`` writes them."""
-    group = system.force_group("spring_damper")
+def family_loads(family: ForceFamily, system: mb.System, inputs: LoadInputs) -> np.ndarray:
+    """(ne, 6) the family's group's ``(F, T)`` rows as its ``loads`` writes them."""
+    group = system.force_group(family.name)
     nf = len(system.force_names)
     out = LoadOutputs(np.zeros((nf, 3)), np.zeros((nf, 3)), np.zeros(nf), np.zeros(system.n_states))
-    SPRING_DAMPER.loads(group, inputs, out)
+    family.loads(group, inputs, out)
     return np.hstack([out.force, out.torque])[group.element]
 
 
@@ -118,24 +124,26 @@ def moved_marker(inputs: LoadInputs, marker: int, column: int, h: float) -> Load
     return dataclasses.replace(inputs, frames=frames, motion=motion)
 
 
+@pytest.mark.parametrize("family", [SPRING_DAMPER, TORSION_SPRING], ids=lambda family: family.name)
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_spring_damper_tangents_match_central_differences_of_its_loads(seed: int) -> None:
+def test_tangents_match_central_differences_of_the_family_loads(seed: int, family: ForceFamily) -> None:
     system = random_springs(seed).compile()
     state = CartesianFormulation(system).evaluate(system.q0, system.v0, 0.3)
     inputs = family_inputs(system, state)
-    group = system.force_group("spring_damper")
-    displacement, velocity = SPRING_DAMPER.tangents(group, inputs)
+    group = system.force_group(family.name)
+    displacement, velocity = family.tangents(group, inputs)
     reference = np.zeros((2, group.element.size, 6, 12))
     for side, markers in enumerate((group.i_marker, group.j_marker)):
         for column in range(12):
             which = 0 if column < 6 else 1  # columns 0-5 displacement/rotation, 6-11 velocities
             place = 6 * side + column % 6
             for e, marker in enumerate(markers):
-                plus = spring_loads(system, moved_marker(inputs, int(marker), column, STEP))[e]
-                minus = spring_loads(system, moved_marker(inputs, int(marker), column, -STEP))[e]
+                plus = family_loads(family, system, moved_marker(inputs, int(marker), column, STEP))[e]
+                minus = family_loads(family, system, moved_marker(inputs, int(marker), column, -STEP))[e]
                 reference[which, e, :, place] = (plus - minus) / (2 * STEP)
+    roundoff = 10.0 * np.finfo(float).eps * np.max(np.abs(family_loads(family, system, inputs))) / STEP
     for analytic, central in zip((displacement, velocity), reference):
-        assert np.max(np.abs(analytic - central)) <= RELATIVE_TOLERANCE * np.max(np.abs(central))
+        assert np.max(np.abs(analytic - central)) <= TRUNCATION_TOLERANCE * np.max(np.abs(central)) + roundoff
 
 
 def test_spring_damper_tangents_at_zero_length_are_zero_like_its_force() -> None:

@@ -21,7 +21,7 @@ from multibody.formulation.forces.family import (
 from multibody.model.forces.base import ForceElement
 from multibody.model.forces.spring_damper import SpringDamper, TorsionSpring
 from multibody.model.functions import TimeFunction
-from multibody.spatial.rotations import FloatArray, cross
+from multibody.spatial.rotations import FloatArray, cross, skew
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,31 @@ def _torsion_springs(members: Sequence[tuple[int, ForceElement]], context: Group
     )
 
 
-def _torsion_spring_loads(group: TorsionSprings, inputs: LoadInputs, out: LoadOutputs) -> None:
+@dataclass(frozen=True)
+class _TorsionAngles:
+    """The angles of a group's torsion springs at one instant, with what their gradients are made of."""
+
+    x_I: FloatArray
+    """(ne, 3) I's x axis, world"""
+    x_J: FloatArray
+    """(ne, 3) J's x axis, world"""
+    y_J: FloatArray
+    """(ne, 3) J's y axis, world"""
+    sine: FloatArray
+    """(ne,) x_I . y_J"""
+    cosine: FloatArray
+    """(ne,) x_I . x_J"""
+    axis: FloatArray
+    """(ne, 3) the angle's gradient with respect to I's world rotation [1/rad per rad] (J's: its negative)"""
+    relative_angular_velocity: FloatArray
+    """(ne, 3) w_I - w_J [rad/s]"""
+    law: tuple[FloatArray, float, float, float]
+    """``spring_damper_law``'s values"""
+
+
+def _torsion_angles(group: TorsionSprings, inputs: LoadInputs) -> _TorsionAngles:
+    """The group's angles at ``inputs``' instant, the angle of x_I from x_J about the axis ``atan2(x_I . y_J,
+    x_I . x_J)``, and its law at the deflection from the free angle and the rate ``axis . (w_I - w_J)``."""
     i, j = group.i_marker, group.j_marker
     R_WM, w_M = inputs.R_WM, inputs.w_M
     x_I, x_J, y_J = R_WM[i][:, :, 0], R_WM[j][:, :, 0], R_WM[j][:, :, 1]
@@ -167,17 +191,58 @@ def _torsion_spring_loads(group: TorsionSprings, inputs: LoadInputs, out: LoadOu
     # d(angle)/dt = axis . (w_I - w_J); the axis is z_J when the revolute holds, and this exact
     # gradient keeps the spring conservative even while the joint is slightly violated.
     axis = (cosine[:, None] * cross(x_I, y_J) - sine[:, None] * cross(x_I, x_J)) / (sine**2 + cosine**2)[:, None]
-    rate = _dot(axis, w_M[i] - w_M[j])
-    scalar, stored, damping_power, _ = spring_damper_law(
-        group.stiffness, deflection, group.damping, rate, group.preload, 0.0
+    relative_angular_velocity = w_M[i] - w_M[j]
+    law = spring_damper_law(
+        group.stiffness, deflection, group.damping, _dot(axis, relative_angular_velocity), group.preload, 0.0
     )
+    return _TorsionAngles(x_I, x_J, y_J, sine, cosine, axis, relative_angular_velocity, law)
+
+
+def _torsion_spring_loads(group: TorsionSprings, inputs: LoadInputs, out: LoadOutputs) -> None:
+    angles = _torsion_angles(group, inputs)
+    axis = angles.axis
+    scalar, stored, damping_power, _ = angles.law
     out.torque[group.element] = scalar[:, None] * axis
     out.value[group.element] = scalar
     out.potential += stored
     out.dissipated += damping_power
 
 
+def _torsion_spring_tangents(group: TorsionSprings, inputs: LoadInputs) -> tuple[FloatArray, FloatArray]:
+    """``LoadTangents`` of ``_torsion_spring_loads``: the couple ``T = s a`` with the scalar
+    ``s = -k (angle - free) - c a . (w_I - w_J) + preload`` and the axis ``a = N / D``, ``N = cos p - sin r``,
+    ``D = sin^2 + cos^2``, ``p = x_I x y_J``, ``r = x_I x x_J`` (whose gradients with respect to I's world
+    rotation are ``d sin = p``, ``d cos = r``, ``dp = skew(y_J) skew(x_I)``, ``dr = skew(x_J) skew(x_I)``; with
+    respect to J's, ``-p``, ``-r``, ``-skew(x_I) skew(y_J)``, ``-skew(x_I) skew(x_J)``):
+    ``dT/dtheta = a (ds/dtheta)^T + s da/dtheta``, ``ds/dtheta_I = -k a - c (da/dtheta_I)^T (w_I - w_J)``, and
+    ``dT/dw_I = -c a a^T``, J's the negative; no force, and the origins' columns zero."""
+    angles = _torsion_angles(group, inputs)
+    x_I, x_J, y_J, sine, cosine, a = angles.x_I, angles.x_J, angles.y_J, angles.sine, angles.cosine, angles.axis
+    scalar = angles.law[0]
+    p, r = cross(x_I, y_J), cross(x_I, x_J)
+    squared = (sine**2 + cosine**2)[:, None, None]
+    outer = np.einsum("ea,eb->eab", p, r) - np.einsum("ea,eb->eab", r, p)  # p r^T - r p^T
+    load_displacement, load_velocity = np.zeros((2, a.shape[0], 6, 12))
+    for sign, columns, p_change, r_change in (
+        (1.0, slice(3, 6), skew(y_J) @ skew(x_I), skew(x_J) @ skew(x_I)),
+        (-1.0, slice(9, 12), -skew(x_I) @ skew(y_J), -skew(x_I) @ skew(x_J)),
+    ):
+        numerator_change = sign * outer + cosine[:, None, None] * p_change - sine[:, None, None] * r_change
+        squared_change = 2.0 * sign * (sine[:, None] * p + cosine[:, None] * r)
+        axis_change = (numerator_change - np.einsum("ea,eb->eab", a, squared_change)) / squared
+        scalar_change = -sign * group.stiffness[:, None] * a - group.damping[:, None] * np.einsum(
+            "eab,ea->eb", axis_change, angles.relative_angular_velocity
+        )
+        load_displacement[:, 3:, columns] = (
+            np.einsum("ea,eb->eab", a, scalar_change) + scalar[:, None, None] * axis_change
+        )
+        load_velocity[:, 3:, columns] = -sign * group.damping[:, None, None] * np.einsum("ea,eb->eab", a, a)
+    return load_displacement, load_velocity
+
+
 SPRING_DAMPER = ForceFamily(
     "spring_damper", (SpringDamper,), _spring_dampers, _spring_damper_loads, tangents=_spring_damper_tangents
 )
-TORSION_SPRING = ForceFamily("torsion_spring", (TorsionSpring,), _torsion_springs, _torsion_spring_loads)
+TORSION_SPRING = ForceFamily(
+    "torsion_spring", (TorsionSpring,), _torsion_springs, _torsion_spring_loads, tangents=_torsion_spring_tangents
+)
