@@ -45,41 +45,39 @@ def rigid_load_tangents(
     loaded = body >= 0
     marker = np.maximum(markers, 0)
     R_WB = frames.R_WB[np.where(loaded, body, -1)] * loaded[:, :, None, None]  # (ne, 2, 3, 3), zero on ground
-    p_BM_W = frames.p_BM_W[marker]
+    turn_T = np.swapaxes(R_WB, -1, -2)
+    p_BM_W = frames.p_BM_W[marker]  # (ne, 2, 3)
     w_W = motion.w_WM_W[marker]
+    # the arms from the CMs to I's origin, the moments about them (I's side's sign) in body axes
+    arm = p_BM_W + (frames.p_WM_W[marker[:, :1]] - frames.p_WM_W[marker])
+    moment_B = np.einsum("esji,esj->esi", R_WB, cross(arm, force_W[:, None, :]) + torque_W[:, None, :])
+    offset_skew, swirl_skew, spin_skew, arm_skew, moment_skew = np.moveaxis(
+        skew(np.stack([p_BM_W, cross(w_W, p_BM_W), w_W, arm, moment_B], axis=2)), 2, 0
+    )  # each (ne, 2, 3, 3)
+    force_skew = skew(force_W)
     # marker motion per body coordinates, per side: (dp_M, dtheta_W) by (dp_B, dtheta_B)
     marker_jacobian = np.zeros((n, 12, 12))
     twist_change = np.zeros((n, 12, 12))  # (dv_M, dw_M) by (dp_B, dtheta_B) at fixed v
-    for side in range(2):
+    load_map = np.zeros((n, 12, 6))  # J^T: the generalized forces of both bodies from the load
+    for side, sign in ((0, 1.0), (1, -1.0)):
         translation, rotation = slice(6 * side, 6 * side + 3), slice(6 * side + 3, 6 * side + 6)
         turn = R_WB[:, side]
         marker_jacobian[:, translation, translation] = np.eye(3) * loaded[:, side, None, None]
-        marker_jacobian[:, translation, rotation] = -skew(p_BM_W[:, side]) @ turn
+        marker_jacobian[:, translation, rotation] = -offset_skew[:, side] @ turn
         marker_jacobian[:, rotation, rotation] = turn
-        twist_change[:, translation, rotation] = -skew(cross(w_W[:, side], p_BM_W[:, side])) @ turn
-        twist_change[:, rotation, rotation] = -skew(w_W[:, side]) @ turn
-    load_by_position = load_displacement @ marker_jacobian + load_velocity @ twist_change  # (ne, 6, 12)
-    load_by_velocity = load_velocity @ marker_jacobian
-    # J^T: generalized forces of both bodies from the load, (ne, 12, 6)
-    arm = np.stack([p_BM_W[:, 0], p_BM_W[:, 1] + frames.p_WM_W[marker[:, 0]] - frames.p_WM_W[marker[:, 1]]], axis=1)
-    turn_T = np.swapaxes(R_WB, -1, -2)
-    load_map = np.zeros((n, 12, 6))
-    for side, sign in ((0, 1.0), (1, -1.0)):
-        start = 6 * side
-        load_map[:, start : start + 3, :3] = sign * np.eye(3)
-        load_map[:, start + 3 : start + 6, :3] = sign * turn_T[:, side] @ skew(arm[:, side])
-        load_map[:, start + 3 : start + 6, 3:] = sign * turn_T[:, side]
-    K = load_map @ load_by_position
-    C = load_map @ load_by_velocity
+        twist_change[:, translation, rotation] = -swirl_skew[:, side] @ turn
+        twist_change[:, rotation, rotation] = -spin_skew[:, side] @ turn
+        load_map[:, translation, :3] = sign * np.eye(3)
+        load_map[:, rotation, :3] = sign * turn_T[:, side] @ arm_skew[:, side]
+        load_map[:, rotation, 3:] = sign * turn_T[:, side]
+    K = load_map @ (load_displacement @ marker_jacobian + load_velocity @ twist_change)
+    C = load_map @ (load_velocity @ marker_jacobian)
     # geometric terms: the moments' arms move with the markers and the moments turn with the bodies
-    force_skew = skew(force_W)
-    moment_W = cross(arm, force_W[:, None, :]) + torque_W[:, None, :]  # (ne, 2, 3): sign of I's side
-    arm_change_I = force_skew @ skew(p_BM_W[:, 0]) @ R_WB[:, 0]  # d(r_I x F) / d(dtheta_I)
-    K[:, 3:6, 3:6] += turn_T[:, 0] @ arm_change_I + skew(np.einsum("eji,ej->ei", R_WB[:, 0], moment_W[:, 0]))
+    K[:, 3:6, 3:6] += turn_T[:, 0] @ force_skew @ offset_skew[:, 0] @ R_WB[:, 0] + moment_skew[:, 0]
     # J's moment -(r_J x F + T): r_J = p_I - p_J_CM moves with I's marker and against J's CM
     K[:, 9:12, 0:6] += turn_T[:, 1] @ force_skew @ marker_jacobian[:, 0:3, 0:6]
-    K[:, 9:12, 6:9] -= turn_T[:, 1] @ force_skew * loaded[:, 1, None, None]
-    K[:, 9:12, 9:12] -= skew(np.einsum("eji,ej->ei", R_WB[:, 1], moment_W[:, 1]))
+    K[:, 9:12, 6:9] -= turn_T[:, 1] @ force_skew
+    K[:, 9:12, 9:12] -= moment_skew[:, 1]
     first_column = np.where(loaded, body * rigid.VELOCITY_WIDTH, -rigid.VELOCITY_WIDTH - 1)
     columns = (first_column[:, :, None] + np.arange(rigid.VELOCITY_WIDTH)).reshape(n, 12)
     return np.where(columns >= 0, columns, -1), K, C
