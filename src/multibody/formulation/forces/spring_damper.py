@@ -105,7 +105,7 @@ def _spring_lines(group: SpringDampers, inputs: LoadInputs) -> _SpringLines:
     d = inputs.p_M[i] - inputs.p_M[j]
     length = np.linalg.norm(d, axis=1)
     inverse_length = np.divide(1.0, length, out=np.zeros_like(length), where=length > 0.0)
-    u = d * inverse_length[:, None]
+    u = d / np.where(length > 0.0, length, 1.0)[:, None]
     relative_velocity = inputs.v_M[i] - inputs.v_M[j]
     actuator = np.array([0.0 if a is None else a.value(inputs.t) for a in group.actuator])
     law = spring_damper_law(
