@@ -28,9 +28,11 @@ from multibody.formulation.blocks import add_entries, block_places
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
 from multibody.formulation.compilation import announce_first_compilation
+from multibody.formulation.forces.family import ForceGroup, LoadInputs
+from multibody.formulation.forces.tangents import rigid_load_tangents
 from multibody.formulation.frames import Pose, Twist
 from multibody.solve.linear import Factorization, Matrix, saddle_point_matrix
-from multibody.spatial.rotations import FloatArray
+from multibody.spatial.rotations import FloatArray, skew
 from multibody.system.system import ConstraintRows, IntArray, System
 
 SPARSE_THRESHOLD = 400
@@ -109,6 +111,17 @@ class CartesianFormulation:
         self.mass_matrix: Matrix = mass_matrix if self.sparse else mass_matrix.toarray()
         self._body_columns = kinematics.body_velocity_columns(system)
         """per body, its velocity coordinates in ``v`` (a flexible body's frame and modal ones)"""
+        self._tangent_groups = _groups_with_tangents(system, self._body_columns)
+        """the force groups whose loads ``force_jacobians`` differentiates analytically (``ForceFamily.tangents``)"""
+        self._differenced_groups = (
+            tuple(group for group in system.force_groups if group not in self._tangent_groups)
+            if self._tangent_groups
+            else None
+        )
+        """the force groups left to finite differences (None: all)"""
+        self._velocities_analytic = system.rigid_only and self._differenced_groups == ()
+        """whether ``C`` is all analytic (the loads' tangents and the gyroscopic moments): no finite differences
+        of velocities"""
         self._coupling, self._velocity_coupling = (
             (system.adjacency,) * 2 if system.rigid_only else _attachment_coupling(system, self._body_columns)
         )
@@ -157,8 +170,9 @@ class CartesianFormulation:
     def _evaluate(
         self, q: FloatArray, v: FloatArray, t: float, x: FloatArray | None, lam: FloatArray | None, elements: bool
     ) -> Evaluation:
-        """``evaluate``; with ``elements`` False, without the cable and span elements' terms (their
-        forces, mass blocks and energies: ``force_jacobians`` takes their tangents element by element)."""
+        """``evaluate``; with ``elements`` False, without the terms ``force_jacobians`` takes analytically:
+        the cable and span elements' (their forces, mass blocks and energies) and the loads of the force
+        groups with tangents (``_tangent_groups``)."""
         s, rows = self.system, self.rows
         q = np.ascontiguousarray(q, dtype=float)
         v = np.ascontiguousarray(v, dtype=float)
@@ -197,7 +211,7 @@ class CartesianFormulation:
         motion = Twist(v_WB_W, w_WB_W, kinematics.split_velocities(s, v)[1], v_WM_W, w_WM_W, bias_WM_W, tail_v)
         x = s.x0 if x is None else x
         if self.has_loads:
-            loads = forces.element_loads(s, frames, motion, x, lam)
+            loads = forces.element_loads(s, frames, motion, x, lam, None if elements else self._differenced_groups)
             element_wrench = forces.generalized_element_forces(s, frames, loads)[:-1]
             wrench += element_wrench
         else:
@@ -348,27 +362,31 @@ class CartesianFormulation:
         (default: the initial ones); ``x`` is the velocity-space position increment
         (``frames.displace``).
 
-        The cable and span elements' parts come element by element (``_element_tangents``); the rest
-        by finite differences of the residual without them, the coupling groups that share no
-        neighbour outside those elements (``_coupling``) perturbed together (distance-2 colouring),
-        so the cost is one evaluation per colour and coordinate of its largest group whatever the
-        number of groups, for positions and for velocities (whose colouring leaves out the groups no
-        load reads the velocities of: a cable node's, unless a force element is attached to it).
+        Analytic parts: the cable and span elements' (``_element_tangents``) and the loads of the force
+        groups with tangents (``_load_tangents``); when those are all the loads of a rigid model, ``C``
+        is theirs plus the gyroscopic moments' (``_gyroscopic_damping``). The rest comes by finite
+        differences of the residual without them, the coupling groups that share no neighbour outside
+        the cable and span elements (``_coupling``) perturbed together (distance-2 colouring), so the
+        cost is one evaluation per colour and coordinate of its largest group whatever the number of
+        groups, for positions and for velocities (whose colouring leaves out the groups no load reads
+        the velocities of: a cable node's, unless a force element is attached to it).
         """
         s = self.system
         n = s.n_velocities
 
-        def residual(q_: FloatArray, v_: FloatArray) -> FloatArray:
+        def residual(q_: FloatArray, v_: FloatArray) -> tuple[FloatArray, Evaluation]:
             state = self._evaluate(q_, v_, t, x, lam, elements=False)
-            return state.generalized_force - state.G.T @ lam
+            return state.generalized_force - state.G.T @ lam, state
 
-        base = residual(q, v)
+        base, state = residual(q, v)
         size = kinematics.position_scale(s, q)
         columns = self._body_columns
         # per derivative (positions: K, velocities: C): rows, columns, values
         entries: tuple[tuple[list, list, list], ...] = (([], [], []), ([], [], []))
-        passes = ((self._colors, self._coupling), (self._velocity_colors, self._velocity_coupling))
-        for positions, (colors, coupling), (rows, cols, values) in zip((True, False), passes, entries):
+        passes = ((True, self._colors, self._coupling), (False, self._velocity_colors, self._velocity_coupling))
+        for (positions, colors, coupling), (rows, cols, values) in zip(passes, entries):
+            if not positions and self._velocities_analytic:
+                continue
             for color in colors:
                 for k in range(max(columns[b].size for b in color)):
                     members = [b for b in color if columns[b].size > k]
@@ -376,21 +394,25 @@ class CartesianFormulation:
                     step = np.zeros(n)
                     if positions:
                         step[index] = steps = 1e-7 * (1.0 + size[index])
-                        change = residual(kinematics.displace(s, q, step), v) - base
+                        change = residual(kinematics.displace(s, q, step), v)[0] - base
                     else:
                         step[index] = steps = 1e-7 * (1.0 + np.abs(v[index]))
-                        change = residual(q, v + step) - base
+                        change = residual(q, v + step)[0] - base
                     for b, column, h in zip(members, index, steps):
                         affected = np.concatenate([columns[a] for a in coupling[b]])
                         rows.append(affected)
                         cols.append(np.full(affected.size, column))
                         values.append(change[affected] / h)
-        for element_columns, *tangents in self._element_tangents(q, v):
+        analytic = self._element_tangents(q, v) + self._load_tangents(state.frames, state.motion, state.x, lam)
+        if self._velocities_analytic:
+            analytic.append(_gyroscopic_damping(s, state.motion))
+        for element_columns, *tangents in analytic:
             element_rows, element_cols = block_places(element_columns)
+            kept = (element_rows >= 0) & (element_cols >= 0)  # ground's rows and columns dropped
             for (rows, cols, values), tangent in zip(entries, tangents):
-                rows.append(element_rows)
-                cols.append(element_cols)
-                values.append(tangent.reshape(-1))
+                rows.append(element_rows[kept])
+                cols.append(element_cols[kept])
+                values.append(tangent.reshape(-1)[kept])
         K, C = (
             sp.csr_matrix(
                 (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))) if rows else ([], ([], [])),
@@ -409,6 +431,33 @@ class CartesianFormulation:
         for kind, group in s.body_kinds:
             if kind.element_tangents is not None:
                 tangents += kind.element_tangents(group, s, q, v)
+        return tangents
+
+    def _load_tangents(
+        self, frames: Pose, motion: Twist, x: FloatArray, lam: FloatArray
+    ) -> list[tuple[IntArray, FloatArray, FloatArray]]:
+        """Per force group with tangents, ``(columns (ne, 12), K (ne, 12, 12), C (ne, 12, 12))`` of its
+        elements' generalized forces on their two rigid bodies (``forces.tangents.rigid_load_tangents``;
+        ``-1`` columns are ground's) at ``frames``, ``motion``, states ``x`` (nx,) and multipliers ``lam``."""
+        if not self._tangent_groups:
+            return []
+        s = self.system
+        loads = forces.element_loads(s, frames, motion, x, lam, self._tangent_groups)
+        inputs = LoadInputs(frames.t, s, frames, motion, x, lam)
+        tangents = []
+        for group in self._tangent_groups:
+            element = group.arrays.element
+            tangents.append(
+                rigid_load_tangents(
+                    s,
+                    frames,
+                    motion,
+                    element,
+                    loads.force_W[element],
+                    loads.torque_W[element],
+                    *group.family.tangents(group.arrays, inputs),
+                )
+            )
         return tangents
 
     def coupling_jacobians(
@@ -463,6 +512,53 @@ class CartesianFormulation:
         return coupling
 
 
+def _gyroscopic_damping(system: System, motion: Twist) -> tuple[IntArray, FloatArray, FloatArray]:
+    """``(columns (nb, 3), K (nb, 3, 3) = 0, C (nb, 3, 3))`` of the rigid bodies' gyroscopic moments
+    ``-w_B x J w_B`` (``rigid.inertial_forces``) on their body-axes angular velocities ``w_B`` [rad/s]:
+    ``C = skew(J w_B) - skew(w_B) J`` [N m s]; gravity and these moments do not change with positions."""
+    w_WB_B = motion.w_WB_B
+    momentum = np.einsum("bij,bj->bi", system.inertia, w_WB_B)
+    damping = skew(momentum) - skew(w_WB_B) @ system.inertia
+    columns = rigid.VELOCITY_WIDTH * np.arange(system.n_bodies)[:, None] + np.arange(3, 6)
+    return columns, np.zeros_like(damping), damping
+
+
+def _groups_with_tangents(system: System, group_columns: tuple[IntArray, ...]) -> tuple[ForceGroup, ...]:
+    """The force groups whose family has ``tangents`` and whose markers are all on rigid bodies (whose
+    velocity coordinates ``group_columns`` are their frame's six) or ground, and not moved by another
+    body kind's coordinates (``BodyKind.marker_coupling``)."""
+    moved = _moved_markers(system, _group_of(system, group_columns))
+
+    def on_rigid_body(marker: int) -> bool:
+        body = int(system.marker_body[marker])
+        return marker not in moved and (body < 0 or group_columns[body].size == rigid.VELOCITY_WIDTH)
+
+    return tuple(
+        group
+        for group in system.force_groups
+        if group.family.tangents is not None
+        and all(on_rigid_body(int(m)) for m in system.force_markers[group.arrays.element].reshape(-1) if m >= 0)
+    )
+
+
+def _group_of(system: System, group_columns: tuple[IntArray, ...]) -> IntArray:
+    """(nv,) the coupling group of each velocity coordinate, from the groups' columns ``group_columns``."""
+    group_of = np.empty(system.n_velocities, np.int64)
+    for g, columns in enumerate(group_columns):
+        group_of[columns] = g
+    return group_of
+
+
+def _moved_markers(system: System, group_of: IntArray) -> dict[int, set[int]]:
+    """The markers other body kinds' coordinates move (``BodyKind.marker_coupling``: a marker on a cable, a
+    span's end), with the coupling groups (``group_of`` each velocity coordinate) that move them."""
+    moved_by: dict[int, set[int]] = {}
+    for kind, group in system.body_kinds:
+        if kind.marker_coupling is not None:
+            moved_by.update(kind.marker_coupling(group, system, group_of))
+    return moved_by
+
+
 def _distance_two_coloring(adjacency: tuple[tuple[int, ...], ...]) -> list[list[int]]:
     """Greedy colouring in which bodies of one colour have disjoint neighbourhoods."""
     color_of = [-1] * len(adjacency)
@@ -489,13 +585,8 @@ def _attachment_coupling(
     coordinate, that coordinate's group. Second, the groups whose residual its velocities change: a
     body's own (gyroscopic, modal and rim terms) and those of the force elements attached to it (none
     for a cable node without one: constraints read no velocities)."""
-    group_of = np.empty(system.n_velocities, np.int64)
-    for g, columns in enumerate(group_columns):
-        group_of[columns] = g
-    moved_by: dict[int, set[int]] = {}  # the markers other body kinds' coordinates move, and their groups
-    for kind, group in system.body_kinds:
-        if kind.marker_coupling is not None:
-            moved_by.update(kind.marker_coupling(group, system, group_of))
+    group_of = _group_of(system, group_columns)
+    moved_by = _moved_markers(system, group_of)
 
     def marker_groups(marker: int) -> set[int]:
         if marker in moved_by:

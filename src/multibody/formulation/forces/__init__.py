@@ -11,12 +11,13 @@ Each family is one kernel file in this package (``spring_damper``, ``bushing``, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from multibody.formulation.bodies import rigid
-from multibody.formulation.forces.family import LoadInputs, LoadOutputs
+from multibody.formulation.forces.family import ForceGroup, LoadInputs, LoadOutputs
 from multibody.formulation.frames import Pose, Twist
 from multibody.spatial.rotations import FloatArray
 from multibody.system.system import System
@@ -66,11 +67,17 @@ NO_LOADS = ElementLoads(
 
 
 def element_loads(
-    system: System, frames: Pose, motion: Twist, x: FloatArray | None = None, lam: FloatArray | None = None
+    system: System,
+    frames: Pose,
+    motion: Twist,
+    x: FloatArray | None = None,
+    lam: FloatArray | None = None,
+    groups: Sequence[ForceGroup] | None = None,
 ) -> ElementLoads:
     """Evaluate every force element at ``frames`` / ``motion`` (time ``frames.t``), first-order
     states ``x`` (nx,; default: the initial ones) and multipliers ``lam`` (m,; default zero) of
-    the active rows: each family's kernel once (``System.force_groups``)."""
+    the active rows: each family's kernel once (``System.force_groups``; only ``groups`` of them
+    when given, the other elements' rows left zero)."""
     nf = len(system.force_names)
     inputs = LoadInputs(
         frames.t,
@@ -81,7 +88,7 @@ def element_loads(
         np.zeros(len(system.rows)) if lam is None else lam,
     )
     out = LoadOutputs(np.zeros((nf, 3)), np.zeros((nf, 3)), np.zeros(nf), np.zeros(system.n_states))
-    for group in system.force_groups:
+    for group in system.force_groups if groups is None else groups:
         group.family.loads(group.arrays, inputs, out)
     return ElementLoads(
         out.force, out.torque, out.value, out.potential, out.dissipated, out.input_power, out.state_rate

@@ -108,6 +108,20 @@ StepLimit = Callable[[Any, LoadInputs], float]
 """``(group, inputs) -> step [s]``: the longest time step the family's elements allow from this
 instant (contact: the time in which no pair that is apart can go more than a fraction of its
 smaller body into the other, so that no step jumps over a touch)."""
+LoadTangents = Callable[[Any, LoadInputs], tuple[FloatArray, FloatArray]]
+"""``(group, inputs) -> (load_displacement, load_velocity)``, each (ne, 6, 12), per element of the group
+in the order of its ``element``: the derivatives of the element's load as ``loads`` writes it, rows
+``(F (3) [N], T (3) [N m])`` (the force at I's origin and the couple on I's body, world; J takes their
+negatives), with respect to its two markers' motion, the markers moved independently of their bodies:
+
+- ``load_displacement``, columns ``(dp_I, dtheta_I, dp_J, dtheta_J)``: world displacement [m] of a
+  marker's origin and world small rotation [rad] of its frame (``R_WM -> exp(skew(dtheta)) R_WM``),
+  units N/m, N/rad, N m/m, N m/rad;
+- ``load_velocity``, columns ``(v_I, w_I, v_J, w_J)``: the markers' origin velocities [m/s] and
+  angular velocities [rad/s] (``LoadInputs.v_M``, ``w_M``), units N s/m, N s/rad, N m s/m, N m s/rad.
+
+A one-marker element leaves J's columns zero. The formulation chains them through the bodies'
+kinematics and ``J^T`` (``multibody.formulation.forces.tangents``)."""
 ContactKernel = Callable[[Any, LoadInputs], dict[str, FloatArray]]
 """``(group, inputs) -> {quantity: (n, ...) array}``: what a contact-like family reports per
 element at an output instant (the quantities of ``multibody.results.ContactHistory``)."""
@@ -128,6 +142,10 @@ class ForceFamily:
     step_limit: StepLimit | None = None
     """for families whose elements must not be stepped over (contact): the integrators' step
     size is held below it"""
+    tangents: LoadTangents | None = None
+    """for families whose loads read only their markers' motion (``LoadInputs.p_M``, ``R_WM``, ``v_M``,
+    ``w_M``) and time: the analytic derivatives of the loads, which the Newton matrices take instead of
+    finite differences when every marker of the group is on a rigid body or on ground"""
 
 
 @dataclass(frozen=True)
