@@ -35,6 +35,7 @@ from multibody.analysis.output import RigidFrames, frame_packing, output_frame
 from multibody.formulation import constraints
 from multibody.formulation import frames as kinematics
 from multibody.formulation.cartesian import CartesianFormulation, Evaluation
+from multibody.formulation.compilation import announce_first_compilation
 from multibody.formulation.dae import DAEVariables, MechanicalDAE
 from multibody.formulation.index3_alpha import Index3Mechanics
 from multibody.formulation.state import State
@@ -226,6 +227,8 @@ class EventDrivenIntegrator:
         self.problem = Index3Mechanics(self.form) if alpha else self.layout
         if self.method in ("SI2", "I3") and self.system.rigid_only:
             self._rigid_frames = RigidFrames(self.form, self._packing)
+            if self._rigid_frames.plain and not len(self.contacts):
+                announce_first_compilation("stepping", "compiled_steps", package="multibody.analysis")
         evaluation, acceleration, lam = self._solved(state.q, state.v, state.t, state.x)
         if not np.all(np.isfinite(acceleration)):
             diagnosis = self.layout.diagnose(state.q, state.v, state.t)
