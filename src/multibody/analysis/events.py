@@ -115,7 +115,8 @@ class EventDrivenIntegrator:
         self._check_initial_gaps(state)
         self._packing = frame_packing(system)
         self._rigid_frames: RigidFrames | None = None
-        """the SI2 frames of a model of rigid bodies (``frame_at``), made with each formulation"""
+        """the frames of a model of rigid bodies under SI2 (``frame_at``) and I3 (compiled stepping's),
+        made with each formulation"""
         self._frame_rows = np.empty((COMPILED_FRAMES, self._packing.width))
         """where ``compiled_steps`` writes its frames"""
         none = np.zeros(len(self.contacts), dtype=bool)

@@ -21,6 +21,9 @@ with the rms, the error of the one coordinate that is off (a crank's phase) was 
 among the many that are not, and the default tolerance let a free slider-crank drift 2e-2 rad in
 10 s; with the max norm it stays within 6e-3 rad (``examples/free_slider_crank.py``) for about
 25 % more steps.
+
+``take_compiled_steps`` lends the state to compiled stepping (``multibody.analysis.stepping``), which
+takes a plain rigid model's steps with the same ``predict`` and ``accept_step`` as ``step``.
 """
 
 from __future__ import annotations
