@@ -49,7 +49,7 @@ class Factorization:
         else:
             # LAPACK getrf/getrs directly: scipy's lu_factor/lu_solve wrappers cost more than the
             # factorization itself for the small matrices of most models.
-            lu, piv, regular = dense_lu(np.asarray(matrix, dtype=float))
+            lu, piv, regular = dense_lu(np.ascontiguousarray(matrix, dtype=float))  # one compiled variant
             if not regular:
                 raise SingularMatrixError("matrix is singular to working precision")
             self._lu = (lu, piv)
