@@ -181,7 +181,8 @@ class EventDrivenIntegrator:
         solve = self.problem.compiled_step(self.integrator.newton_tolerance)
         if solve is None:
             return next_output, self._frame_rows[:0]
-        output = (output_times, next_output, reached, frames.model, frames.n_reactions, solved)
+        frame_jacobians = self.problem.frame_jacobians()
+        output = (output_times, next_output, reached, frames.model, frames.n_reactions, solved, frame_jacobians)
         reason, next_output, written, kept = self.integrator.take_compiled_steps(
             stepping.compiled_steps, solve, output, self._frame_rows
         )

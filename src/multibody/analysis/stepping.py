@@ -27,6 +27,7 @@ from numba.extending import overload
 from multibody.analysis.output import rigid_frame_pass, solved_frame_pass
 from multibody.formulation import dae_kernel
 from multibody.formulation.bodies import rigid
+from multibody.formulation.iteration_matrix import structured_factors
 from multibody.solve.integrators.bdf import (
     EPS,
     accept_step,
@@ -45,28 +46,35 @@ bar, Ctrl-C (which compiled code does not see) and the timed flush of the result
 their turn in between."""
 NEEDS_PYTHON, FRAMES_LEFT, NEWTON_FAILED = 0, 1, 2
 """Why ``compiled_steps`` returned: a step it does not take (Python's ``BDF.step`` takes it: the last
-one, a step out of bounds, a singular or sparse iteration matrix to factorize, or ``STEPS_PER_CALL``
-steps taken), frames of the last
+one, a step out of bounds, an iteration matrix singular, or sparse with a nonzero off its pattern or
+pivots that no longer fit, or ``STEPS_PER_CALL`` steps taken), frames of the last
 step left to Python (the rows are full, or a frame's matrix is singular: ``frame_at`` says so), or
 Newton failed with fresh factors (``BDF.step`` takes the step again, with what Python's
 ``MechanicalDAE.correct`` does then)."""
 
 
-def refactorized(factors: tuple, equations: tuple) -> tuple:
-    """``dae_kernel.dense_iteration_factors(equations)`` when ``factors`` (those kept) are dense,
-    ``(False, *factors)`` when sparse (SuperLU factorizes in Python); for compiled callers only."""
+def refactorized(factors: tuple, jacobians: tuple, equations: tuple, c: float, stabilized: bool) -> tuple:
+    """The factors of a step's iteration matrix (and ``G G^T`` when ``stabilized``) at the step
+    coefficient ``c`` and ``equations = (q, v, system, rows, f, f_dot, pattern)``, for compiled callers
+    only: dense ``factors`` (those kept) factorized afresh (``dae_kernel.dense_iteration_factors``,
+    ``jacobians = (K, C)``), sparse ones refactorized on their patterns and pivots
+    (``iteration_matrix.structured_factors``, ``jacobians = (SparseIterationPattern.structure, K data,
+    C data)``). Returns ``(whether they hold, iteration matrix factors, G G^T factors)``."""
     raise NotImplementedError("refactorized is called from compiled code only")
 
 
 @overload(refactorized)
-def _refactorized(factors: tuple, equations: tuple) -> Callable:
+def _refactorized(factors: tuple, jacobians: tuple, equations: tuple, c: float, stabilized: bool) -> Callable:
     """``refactorized`` for the numba types of its arguments: two arrays of the matrix are dense factors."""
 
-    def dense(factors: tuple, equations: tuple) -> tuple:
-        return dae_kernel.dense_iteration_factors(equations)
+    def dense(factors: tuple, jacobians: tuple, equations: tuple, c: float, stabilized: bool) -> tuple:
+        K, C = jacobians
+        return dae_kernel.dense_iteration_factors((*equations, K, C, c * c, c, stabilized))
 
-    def sparse(factors: tuple, equations: tuple) -> tuple:
-        return False, factors[0], factors[1]
+    def sparse(factors: tuple, jacobians: tuple, equations: tuple, c: float, stabilized: bool) -> tuple:
+        structure, K_data, C_data = jacobians
+        entries = dae_kernel.constraint_entries(*equations)
+        return structured_factors(structure, K_data, C_data, c * c, c, entries, stabilized, factors)
 
     return dense if len(factors.types[0].types) == 2 else sparse
 
@@ -84,13 +92,15 @@ def compiled_steps(
     updated in place) and ``control = (t [s], h [s], order, equal steps, t_bound [s], max_step [s],
     min_step [s])``, with ``rules = (gamma, alpha, error constants, max order, min factor, max factor,
     Newton's max iterations, rtol, atol)`` (``BDF``'s), the problem's ``solve = (kept c, step change,
-    (K, C) dense or empty, sizes, stabilized, system, rows, f, f_dot, no loads, pattern, factors,
+    jacobians as ``refactorized`` takes them, sizes, stabilized, system, rows, f, f_dot, no loads,
+    pattern, factors,
     stiffness, no weak rows, Newton's convergence with kept factors, with fresh ones (more iterations
     with old ``K``, ``C``: ``dae.STALE_EXTRA_ITERATIONS``), quadratures, position count of the frames)``
     (``MechanicalDAE.compiled_step``) and the frames' ``output = (output times [s], index of the next,
     how close after a step's end an output time is in it [s], frame model, reaction rows, whether the
-    frames are solved afresh (I3))`` (``RigidFrames.model``, ``RigidFrames.n_reactions``), the frames
-    going to ``frame_rows`` (k, width).
+    frames are solved afresh (I3), the dense (K, C) of that solve or empty ones)`` (``RigidFrames.model``,
+    ``RigidFrames.n_reactions``, ``MechanicalDAE.frame_jacobians``), the frames going to ``frame_rows``
+    (k, width).
 
     Returns ``(reason, t_old, t, h, order, equal steps, order of the last step, steps, rejected steps,
     Newton iterations, factorizations, index of the next output time, frames written, y, z, (c, factors)
@@ -118,7 +128,7 @@ def compiled_steps(
         quadratures,
         frame_positions,
     ) = solve
-    output_times, next_output, reached, model, n_reactions, solved_frames = output
+    output_times, next_output, reached, model, n_reactions, solved_frames, frame_jacobians = output
     nq, nv, _, m = sizes
     n = D.shape[1]
     t_old, order_of_last_step = t, -1
@@ -140,10 +150,11 @@ def compiled_steps(
         while True:
             if fresh:
                 q_start, v_start, _, _ = dae_kernel.newton_start(predicted, base, c, z_predicted, sizes)
-                K, C = jacobians
-                equations = (q_start, v_start, system, rows, f, f_dot, pattern, K, C, c * c, c, stabilized and m > 0)
-                regular, matrix_factors, gram_factors = refactorized(factors, equations)
-                if not regular:  # singular, or sparse: Python's factorization says which
+                equations = (q_start, v_start, system, rows, f, f_dot, pattern)
+                regular, matrix_factors, gram_factors = refactorized(
+                    factors, jacobians, equations, c, stabilized and m > 0
+                )
+                if not regular:  # Python's factorization: singular (it says which rows), or sparse to pivot afresh
                     break
                 factors, kept_c = (matrix_factors, gram_factors), c
                 factorizations += 1
@@ -223,7 +234,7 @@ def compiled_steps(
                 rigid.normalize_euler_parameters(y_at[:frame_positions])
                 scalars = (at, y_at[n - 2], y_at[n - 1])
                 if solved_frames:  # I3: solved afresh, as EventDrivenIntegrator.frame_at does
-                    equations = (system, rows, pattern, jacobians[0], jacobians[1])
+                    equations = (system, rows, pattern, frame_jacobians[0], frame_jacobians[1])
                     q_at, v_at = y_at[:nq], y_at[nq : nq + nv]
                     if not solved_frame_pass(
                         frame_rows[written], q_at, v_at, f, f_dot, scalars, model, equations, n_reactions

@@ -496,7 +496,7 @@ class MechanicalDAE:
         if matrix_factors is None or gram_factors is None:
             return None
         K, C, _ = self._jacobians
-        jacobians = (K, C) if not form.sparse else (np.zeros((0, 0)), np.zeros((0, 0)))
+        jacobians = (self._sparse_pattern().structure, K.data, C.data) if form.sparse else (K, C)
         return (
             kept[0],
             REUSE_STEP_CHANGE,
@@ -523,9 +523,17 @@ class MechanicalDAE:
         kept = self._kept_factors
         if kept is not None and kept[0] == c:
             return
-        matrix_factors, gram_factors = factors
-        gram = Factorization.of_dense_factors(*gram_factors) if kept[2] is not None else None
-        self._kept_factors = (c, Factorization.of_dense_factors(*matrix_factors), gram)
+        if self.formulation.sparse:
+            matrix, gram = (Factorization.of_sparse_factors(part) for part in factors)
+        else:
+            matrix, gram = (Factorization.of_dense_factors(*part) for part in factors)
+        self._kept_factors = (c, matrix, gram if kept[2] is not None else None)
+
+    def frame_jacobians(self) -> tuple[FloatArray, FloatArray]:
+        """``(K, C)`` dense, as the compiled frames solved afresh take them (``output.solved_frame_pass``:
+        the iteration matrix at ``c = 0``, ``[M G^T; G 0]``), empty ones for sparse models."""
+        K, C, _ = self._jacobians
+        return (np.zeros((0, 0)), np.zeros((0, 0))) if self.formulation.sparse else (K, C)
 
     def drop_kept_factors(self) -> None:
         """Factorize afresh at the next step (compiled stepping found Newton failing)."""
@@ -579,8 +587,16 @@ class MechanicalDAE:
         if compiled and form.sparse:
             sparse = self._sparse_pattern()
             entries = dae_kernel.constraint_entries(q, v, *arguments, pattern)
-            iteration_matrix = Factorization(sparse.iteration_matrix(K, C, c * c, c, entries))
-            return iteration_matrix, Factorization(sparse.gram(entries)) if stabilized else None
+            factorizations = []
+            for matrix in (
+                sparse.iteration_matrix(K, C, c * c, c, entries),
+                sparse.gram(entries) if stabilized else None,
+            ):
+                factorization = None if matrix is None else Factorization(matrix)
+                if factorization is not None:
+                    factorization.use_structure(matrix)  # compiled stepping refactorizes on its pattern
+                factorizations.append(factorization)
+            return factorizations[0], factorizations[1]
         if compiled:
             regular, matrix_factors, gram_factors = dae_kernel.dense_iteration_factors(
                 (q, v, *arguments, pattern, K, C, c * c, c, stabilized)

@@ -33,46 +33,8 @@ from numba.extending import overload
 
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
-from multibody.solve.linear import dense_lu, lu_solve
+from multibody.solve.linear import dense_lu, lu_solve, sparse_lu_solve
 from multibody.solve.newton import CONTINUE, roundoff_norm, verdict_code
-
-
-@njit(cache=True)
-def sparse_lu_solve(
-    lower_start: np.ndarray,
-    lower_row: np.ndarray,
-    lower_value: np.ndarray,
-    upper_start: np.ndarray,
-    upper_row: np.ndarray,
-    upper_value: np.ndarray,
-    row_permutation: np.ndarray,
-    column_permutation: np.ndarray,
-    rhs: np.ndarray,
-) -> np.ndarray:
-    """``A^-1 rhs`` (n,) from the sparse factors ``Pr A Pc = L U`` (``linear.Factorization.kernel_factors``:
-    ``L`` and ``U`` by compressed columns, each ``L`` column starting at its unit diagonal, each ``U``
-    column ending at its diagonal; ``(Pr b)[row_permutation[i]] = b[i]``, ``(Pc z)[i] =
-    z[column_permutation[i]]``), by substitution column by column."""
-    n = rhs.size
-    w = np.empty(n)
-    for i in range(n):
-        w[row_permutation[i]] = rhs[i]
-    for j in range(n):
-        wj = w[j]
-        if wj != 0.0:
-            for k in range(lower_start[j] + 1, lower_start[j + 1]):
-                w[lower_row[k]] -= lower_value[k] * wj
-    for j in range(n - 1, -1, -1):
-        diagonal = upper_start[j + 1] - 1
-        w[j] /= upper_value[diagonal]
-        wj = w[j]
-        if wj != 0.0:
-            for k in range(upper_start[j], diagonal):
-                w[upper_row[k]] -= upper_value[k] * wj
-    x = np.empty(n)
-    for i in range(n):
-        x[i] = w[column_permutation[i]]
-    return x
 
 
 def factored_solve(factors: tuple, rhs: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from multibody.formulation.cartesian import StateCoupling
-from multibody.solve.linear import Matrix, saddle_point_matrix
+from multibody.solve.linear import Matrix, saddle_point_matrix, sparse_refactorization
 
 
 def coupled_iteration_matrix(
@@ -99,10 +99,17 @@ class SparseIterationPattern:
         """``G G^T`` (CSC) from the entries of ``G``."""
         return self._gram.matrix(_pair_products(entries, self._first, self._second))
 
+    @property
+    def structure(self) -> tuple:
+        """What ``structured_factors`` takes: ``(mass values, the iteration matrix's
+        ``_CSCPattern.structure``, G's entry pairs (first, second), G G^T's)``, on the patterns of the
+        last ``iteration_matrix`` and ``gram``."""
+        return (self._mass_values, self._iteration.structure, self._first, self._second, self._gram.structure)
+
 
 class _CSCPattern:
     """A square CSC pattern (n, n) fixed by the positions ``(rows, columns)`` of the values that
-    fill it (duplicates summed)."""
+    fill it (duplicates summed), and the positions of it that have held a nonzero so far."""
 
     def __init__(self, rows: np.ndarray, columns: np.ndarray, n: int) -> None:
         key = columns.astype(np.int64) * n + rows
@@ -110,12 +117,28 @@ class _CSCPattern:
         self._indices = (unique % n).astype(np.int32)
         self._indptr = np.searchsorted(unique // n, np.arange(n + 1)).astype(np.int32)
         self._shape = (n, n)
+        self._seen = np.zeros(unique.size, np.bool_)
+        """the positions that have held a nonzero (``matrix``)"""
+        self._place = np.full(unique.size, -1, np.int64)
+        """per position, its entry in the last ``matrix``'s pattern (-1: not there)"""
+        self._stored: tuple[np.ndarray, np.ndarray] = (np.zeros(n + 1, np.int64), np.zeros(0, np.int64))
+        """``(start, row)`` of the last ``matrix``'s pattern"""
 
     def matrix(self, values: np.ndarray) -> sp.csc_matrix:
-        """The matrix whose entries are ``values`` (one per position given at construction), exact
-        zeros dropped (entries of ``K``, ``C`` and ``G`` that vanish, e.g. out of a plane of
-        motion, would otherwise fill the sparse factors)."""
-        return sp.csc_matrix(_compressed_columns(self._slot, values, self._indices, self._indptr), shape=self._shape)
+        """The matrix whose entries are ``values`` (one per position given at construction), on the
+        positions that have held a nonzero so far (these included): the entries of ``K``, ``C`` and
+        ``G`` that always vanish, e.g. out of a plane of motion, would fill the sparse factors, and
+        those that pass through zero stay, so that compiled code refactorizes on the same pattern
+        (``structure``)."""
+        data, kept, starts, self._place = _seen_columns(self._slot, values, self._indices, self._indptr, self._seen)
+        self._stored = (starts.astype(np.int64), kept.astype(np.int64))
+        return sp.csc_matrix((data, kept, starts), shape=self._shape)
+
+    @property
+    def structure(self) -> tuple:
+        """``(slot of each value, entry of each position in the last matrix's pattern or -1, its start
+        (n+1,), its rows)``, for ``stored_values``."""
+        return self._slot.astype(np.int64), self._place, *self._stored
 
 
 @njit(cache=True)
@@ -128,22 +151,75 @@ def _pair_products(entries: np.ndarray, first: np.ndarray, second: np.ndarray) -
 
 
 @njit(cache=True)
-def _compressed_columns(slot: np.ndarray, values: np.ndarray, indices: np.ndarray, indptr: np.ndarray) -> tuple:
-    """``(data, indices, indptr)`` of the CSC matrix whose pattern is ``indices``, ``indptr`` and
-    whose entry ``slot[k]`` sums ``values[k]``, exact zeros dropped."""
+def _seen_columns(
+    slot: np.ndarray, values: np.ndarray, indices: np.ndarray, indptr: np.ndarray, seen: np.ndarray
+) -> tuple:
+    """``(data, indices, indptr, place)`` of the CSC matrix whose pattern is ``indices``, ``indptr`` and
+    whose entry ``slot[k]`` sums ``values[k]``, on the positions ``seen`` marks, which first take the
+    nonzeros in (in place); ``place`` maps each position to its entry (-1: left out)."""
     summed = np.zeros(indices.size)
     for k in range(slot.size):
         summed[slot[k]] += values[k]
     data = np.empty(indices.size)
     kept = np.empty(indices.size, np.int32)
     starts = np.empty(indptr.size, np.int32)
+    place = np.full(indices.size, -1, np.int64)
     count = 0
     starts[0] = 0
     for column in range(indptr.size - 1):
         for k in range(indptr[column], indptr[column + 1]):
-            if summed[k] != 0.0:
+            seen[k] = seen[k] or summed[k] != 0.0
+            if seen[k]:
                 data[count] = summed[k]
                 kept[count] = indices[k]
+                place[k] = count
                 count += 1
         starts[column + 1] = count
-    return data[:count], kept[:count], starts
+    return data[:count], kept[:count], starts, place
+
+
+@njit(cache=True)
+def stored_values(structure: tuple, values: np.ndarray) -> tuple:
+    """``(whether every nonzero is on the stored pattern, start, row, value)``: the CSC matrix of
+    ``_CSCPattern.structure`` (its last matrix's pattern) whose entry ``slot[k]`` sums ``values[k]``."""
+    slot, place, start, row = structure
+    summed = np.zeros(place.size)
+    for k in range(slot.size):
+        summed[slot[k]] += values[k]
+    stored = np.zeros(row.size)
+    holds = True
+    for k in range(place.size):
+        if place[k] >= 0:
+            stored[place[k]] = summed[k]
+        elif summed[k] != 0.0:
+            holds = False
+    return holds, start, row, stored
+
+
+@njit(cache=True)
+def structured_factors(
+    structure: tuple,
+    K_data: np.ndarray,
+    C_data: np.ndarray,
+    c_position: float,
+    c_velocity: float,
+    entries: np.ndarray,
+    stabilized: bool,
+    factors: tuple,
+) -> tuple:
+    """The iteration matrix ``[[M - c_v C - c_q K, G^T], [G, 0]]`` and (``stabilized``) ``G G^T`` of
+    ``SparseIterationPattern.structure`` from the data of ``K``, ``C`` (the pattern's) and the entries
+    of ``G``, refactorized in compiled code with the pivots and patterns of the sparse ``factors =
+    (iteration matrix's, G G^T's)`` (``linear.sparse_refactorization``): ``(whether both hold, the
+    iteration matrix's factors, G G^T's)``; not when a nonzero falls off the stored patterns."""
+    mass_values, iteration, first, second, gram = structure
+    values = np.concatenate((mass_values, -c_position * K_data, -c_velocity * C_data, entries, entries))
+    holds, start, row, value = stored_values(iteration, values)
+    matrix_factors, gram_factors = factors
+    if holds:
+        holds, matrix_factors = sparse_refactorization(start, row, value, matrix_factors)
+    if holds and stabilized:
+        holds, start, row, value = stored_values(gram, _pair_products(entries, first, second))
+        if holds:
+            holds, gram_factors = sparse_refactorization(start, row, value, gram_factors)
+    return holds, matrix_factors, gram_factors
