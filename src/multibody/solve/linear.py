@@ -270,8 +270,10 @@ def sparse_pattern(
     """The patterns of ``L`` and ``U`` in ``Pr A Pc = L U`` for a CSC pattern of ``A`` (``start`` (n+1,),
     ``row``: every position counted, whatever its value) with the given permutations (``sparse_lu_solve``'s
     convention) and no pivoting: every entry the elimination reaches (SciPy's ``SuperLU.L``, ``U`` leave
-    out those that cancel to zero, which other values fill). Returns ``(L start, L rows, U start, U
-    rows)``, each column's rows ascending, ``L``'s starting at the diagonal and ``U``'s ending at it."""
+    out those that cancel to zero, which other values fill). Column ``j``'s entries are those its rows
+    of ``A`` reach through the columns of ``L`` before it (Gilbert & Peierls), found depth-first. Returns
+    ``(L start, L rows, U start, U rows)``, each column's rows ascending, ``L``'s starting at the diagonal
+    and ``U``'s ending at it."""
     n = start.size - 1
     column_of = np.empty(n, np.int64)
     for k in range(n):
@@ -279,40 +281,45 @@ def sparse_pattern(
     marked = np.zeros(n, np.bool_)
     lower_start, upper_start = np.zeros(n + 1, np.int64), np.zeros(n + 1, np.int64)
     lower_row, upper_row = np.empty(4 * n + 1, np.int64), np.empty(4 * n + 1, np.int64)
-    below = np.empty(n, np.int64)
+    above, below, pending = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
     for j in range(n):
-        first, count = j, 0
+        n_above, n_below, n_pending = 0, 0, 0
         marked[j] = True
         source = column_of[j]
         for k in range(start[source], start[source + 1]):
             target = row_permutation[row[k]]
             if not marked[target]:
                 marked[target] = True
-                if target > j:
-                    below[count] = target
-                    count += 1
-            first = min(first, target)
-        upper_count = upper_start[j]
-        for r in range(first, j):
-            if marked[r]:
-                upper_row = _grown(upper_row, upper_count + 1)
-                upper_row[upper_count] = r
-                upper_count += 1
-                for i in range(lower_start[r] + 1, lower_start[r + 1]):
-                    target = lower_row[i]
-                    if not marked[target]:
-                        marked[target] = True
-                        if target > j:
-                            below[count] = target
-                            count += 1
-        upper_row = _grown(upper_row, upper_count + 1)
-        upper_row[upper_count] = j
-        upper_start[j + 1] = upper_count + 1
-        lower_count = lower_start[j]
-        lower_row = _grown(lower_row, lower_count + count + 1)
+                if target < j:
+                    pending[n_pending] = target
+                    n_pending += 1
+                else:
+                    below[n_below] = target
+                    n_below += 1
+        while n_pending:
+            n_pending -= 1
+            r = pending[n_pending]
+            above[n_above] = r
+            n_above += 1
+            for i in range(lower_start[r] + 1, lower_start[r + 1]):
+                target = lower_row[i]
+                if not marked[target]:
+                    marked[target] = True
+                    if target < j:
+                        pending[n_pending] = target
+                        n_pending += 1
+                    else:
+                        below[n_below] = target
+                        n_below += 1
+        upper_count, lower_count = upper_start[j], lower_start[j]
+        upper_row = _grown(upper_row, upper_count + n_above + 1)
+        upper_row[upper_count : upper_count + n_above] = np.sort(above[:n_above])
+        upper_row[upper_count + n_above] = j
+        upper_start[j + 1] = upper_count + n_above + 1
+        lower_row = _grown(lower_row, lower_count + n_below + 1)
         lower_row[lower_count] = j
-        lower_row[lower_count + 1 : lower_count + 1 + count] = np.sort(below[:count])
-        lower_start[j + 1] = lower_count + 1 + count
+        lower_row[lower_count + 1 : lower_count + 1 + n_below] = np.sort(below[:n_below])
+        lower_start[j + 1] = lower_count + 1 + n_below
         for k in range(upper_start[j], upper_start[j + 1]):
             marked[upper_row[k]] = False
         for k in range(lower_start[j], lower_start[j + 1]):
