@@ -287,30 +287,14 @@ def sparse_pattern(
         marked[j] = True
         source = column_of[j]
         for k in range(start[source], start[source + 1]):
-            target = row_permutation[row[k]]
-            if not marked[target]:
-                marked[target] = True
-                if target < j:
-                    pending[n_pending] = target
-                    n_pending += 1
-                else:
-                    below[n_below] = target
-                    n_below += 1
+            n_pending, n_below = _reached(row_permutation[row[k]], j, marked, pending, n_pending, below, n_below)
         while n_pending:
             n_pending -= 1
             r = pending[n_pending]
             above[n_above] = r
             n_above += 1
             for i in range(lower_start[r] + 1, lower_start[r + 1]):
-                target = lower_row[i]
-                if not marked[target]:
-                    marked[target] = True
-                    if target < j:
-                        pending[n_pending] = target
-                        n_pending += 1
-                    else:
-                        below[n_below] = target
-                        n_below += 1
+                n_pending, n_below = _reached(lower_row[i], j, marked, pending, n_pending, below, n_below)
         upper_count, lower_count = upper_start[j], lower_start[j]
         upper_row = _grown(upper_row, upper_count + n_above + 1)
         upper_row[upper_count : upper_count + n_above] = np.sort(above[:n_above])
@@ -325,6 +309,30 @@ def sparse_pattern(
         for k in range(lower_start[j], lower_start[j + 1]):
             marked[lower_row[k]] = False
     return lower_start, lower_row[: lower_start[n]].copy(), upper_start, upper_row[: upper_start[n]].copy()
+
+
+@njit(cache=True, inline="always")
+def _reached(
+    target: int,
+    j: int,
+    marked: NDArray[np.bool_],
+    pending: NDArray[np.int64],
+    n_pending: int,
+    below: NDArray[np.int64],
+    n_below: int,
+) -> tuple[int, int]:
+    """``sparse_pattern``'s step: a row ``target`` reached in column ``j``, if new, is marked and goes to
+    the rows still to follow (``pending``, above the diagonal) or to ``L``'s (``below``); returns the
+    two counts."""
+    if not marked[target]:
+        marked[target] = True
+        if target < j:
+            pending[n_pending] = target
+            n_pending += 1
+        else:
+            below[n_below] = target
+            n_below += 1
+    return n_pending, n_below
 
 
 @njit(cache=True)
