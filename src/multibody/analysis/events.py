@@ -188,7 +188,7 @@ class EventDrivenIntegrator:
         )
         if reason == stepping.NEWTON_FAILED:
             self.problem.drop_kept_factors()
-        else:
+        elif kept is not None:
             self.problem.keep_factors(*kept)
         self.t_old, self.t = self.integrator.t_old, self.integrator.t
         return next_output, self._frame_rows[:written]

@@ -518,16 +518,14 @@ class MechanicalDAE:
         )
 
     def keep_factors(self, c: float, factors: tuple) -> None:
-        """Keep the dense ``factors`` ``(iteration matrix, G G^T)`` that compiled stepping made for the
-        step coefficient ``c`` (``dae_kernel.dense_iteration_factors``) as ``correct``'s own."""
-        kept = self._kept_factors
-        if kept is not None and kept[0] == c:
-            return
+        """Keep the ``factors`` ``(iteration matrix, G G^T)`` that compiled stepping made for the step
+        coefficient ``c`` (dense: ``dae_kernel.dense_iteration_factors``; sparse:
+        ``iteration_matrix.structured_factors``) as ``correct``'s own."""
         if self.formulation.sparse:
             matrix, gram = (Factorization.of_sparse_factors(part) for part in factors)
         else:
             matrix, gram = (Factorization.of_dense_factors(*part) for part in factors)
-        self._kept_factors = (c, matrix, gram if kept[2] is not None else None)
+        self._kept_factors = (c, matrix, gram if self.form == "SI2" and self.m > 0 else None)
 
     def frame_jacobians(self) -> tuple[FloatArray, FloatArray]:
         """``(K, C)`` dense, as the compiled frames solved afresh take them (``output.solved_frame_pass``:

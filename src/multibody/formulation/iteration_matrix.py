@@ -113,7 +113,8 @@ class _CSCPattern:
 
     def __init__(self, rows: np.ndarray, columns: np.ndarray, n: int) -> None:
         key = columns.astype(np.int64) * n + rows
-        unique, self._slot = np.unique(key, return_inverse=True)
+        unique, slot = np.unique(key, return_inverse=True)
+        self._slot = slot.astype(np.int64)
         self._indices = (unique % n).astype(np.int32)
         self._indptr = np.searchsorted(unique // n, np.arange(n + 1)).astype(np.int32)
         self._shape = (n, n)
@@ -138,7 +139,7 @@ class _CSCPattern:
     def structure(self) -> tuple:
         """``(slot of each value, entry of each position in the last matrix's pattern or -1, its start
         (n+1,), its rows)``, for ``stored_values``."""
-        return self._slot.astype(np.int64), self._place, *self._stored
+        return self._slot, self._place, *self._stored
 
 
 @njit(cache=True)

@@ -394,7 +394,7 @@ class BDF:
         """Steps taken in compiled code by ``steps`` (``multibody.analysis.stepping.compiled_steps``, which
         takes the problem's ``solve`` and the frames' ``output`` and writes frames to ``rows``) from this
         BDF's state, which they update as ``step`` would have: ``(why it returned, index of the next
-        output time, frames written, what of the problem's solve they kept)``."""
+        output time, frames written, the problem's factors they made (None: they made none))``."""
         control = (self.t, self.h, self.order, self.n_equal_steps, self.t_bound, self.max_step, self.stall.min_step)
         rules = (
             self.gamma,
@@ -419,7 +419,7 @@ class BDF:
         self.stats.factorizations += factorizations
         if taken:
             self.t_old, self.t, self.order_of_last_step, self.y, self.z = t_old, t, order_of_last_step, y, z
-        return reason, next_output, written, kept
+        return reason, next_output, written, kept if factorizations else None
 
     def dense_output(self, t: float | FloatArray) -> FloatArray:
         """Solution interpolated at ``t`` within the last step ``[t_old, t]``: (n,) or (len(t), n)."""
