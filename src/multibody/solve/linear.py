@@ -297,12 +297,12 @@ def sparse_pattern(
                 n_pending, n_below = _reached(lower_row[i], j, marked, pending, n_pending, below, n_below)
         upper_count, lower_count = upper_start[j], lower_start[j]
         upper_row = _grown(upper_row, upper_count + n_above + 1)
-        upper_row[upper_count : upper_count + n_above] = np.sort(above[:n_above])
+        _sorted_into(above, n_above, upper_row, upper_count)
         upper_row[upper_count + n_above] = j
         upper_start[j + 1] = upper_count + n_above + 1
         lower_row = _grown(lower_row, lower_count + n_below + 1)
         lower_row[lower_count] = j
-        lower_row[lower_count + 1 : lower_count + 1 + n_below] = np.sort(below[:n_below])
+        _sorted_into(below, n_below, lower_row, lower_count + 1)
         lower_start[j + 1] = lower_count + 1 + n_below
         for k in range(upper_start[j], upper_start[j + 1]):
             marked[upper_row[k]] = False
@@ -333,6 +333,18 @@ def _reached(
             below[n_below] = target
             n_below += 1
     return n_pending, n_below
+
+
+@njit(cache=True, inline="always")
+def _sorted_into(values: NDArray[np.int64], count: int, out: NDArray[np.int64], offset: int) -> None:
+    """``out[offset : offset + count]`` = the first ``count`` of ``values`` ascending (insertion sort: a
+    column's few rows, without the allocations of ``np.sort``)."""
+    for k in range(count):
+        value, i = values[k], offset + k
+        while i > offset and out[i - 1] > value:
+            out[i] = out[i - 1]
+            i -= 1
+        out[i] = value
 
 
 @njit(cache=True)
