@@ -108,10 +108,13 @@ def test_compiled_steps_give_python_its_turn():
 
 def test_sparse_models_are_refactorized_in_compiled_code():
     """A 40-link chain (440 unknowns: sparse): compiled stepping refactorizes its iteration matrices
-    on the patterns and pivots of SuperLU's last factorization (``linear.sparse_refactorization``)
-    instead of returning to Python for each. The Python steps re-pivot at every factorization, so
-    the two runs differ by the round-off of their factors only: the same steps, and positions within
-    1e-9 m (measured 5e-14), a thousandth of what the tolerance (rtol 1e-6 of 1 m links) admits."""
+    on the patterns and pivots of the last factorization (``sparse_lu.sparse_refactorization``), and
+    pivots afresh in compiled code (``sparse_lu.sparse_lu``) when the matrices gain nonzeros (the
+    chain's out-of-plane terms, round-off at first) or the pivots no longer fit, instead of returning
+    to Python: Python takes the first step (the force Jacobians) and the last (to ``t_end``) only.
+    The Python steps re-pivot at every factorization (SuperLU), so the two runs differ by the
+    round-off of their factors only: the same steps, and positions within 1e-9 m (measured 5e-13), a
+    thousandth of what the tolerance (rtol 1e-6 of 1 m links) admits."""
     model = mb.Model("chain", gravity=(0.0, -9.81, 0.0))
     parent = model.ground.add_marker("pivot")
     for k in range(40):
@@ -121,9 +124,7 @@ def test_sparse_models_are_refactorized_in_compiled_code():
     system, state = assembled_state(model.compile())
     python = run(system, state, "SI2", 0.5, 0.01, compiled=False)
     compiled = run(system, state, "SI2", 0.5, 0.01, compiled=True)
-    # were each factorization a return to Python, Python's steps would be at least as many
-    python_steps = compiled.stats["steps"] - compiled.stats["compiled_steps"]
-    assert python_steps < compiled.stats["factorizations"]
-    assert compiled.stats["compiled_steps"] >= 0.8 * compiled.stats["steps"]
+    assert compiled.stats["steps"] - compiled.stats["compiled_steps"] == 2
+    assert compiled.stats["factorizations"] > 2
     assert compiled.stats["steps"] == python.stats["steps"]
     np.testing.assert_allclose(compiled.arrays["body/position"], python.arrays["body/position"], rtol=0, atol=1e-9)

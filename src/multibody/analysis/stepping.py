@@ -12,8 +12,8 @@ the factors kept within ``REUSE_STEP_CHANGE`` of their step coefficient or fresh
 ``EventDrivenIntegrator.frame_at`` does (``output.RigidFrames``; I3's solved afresh,
 ``output.solved_frame_pass``). It returns to Python for everything else -- the first step (the force
 Jacobians), a Newton failure with fresh factors, the last step to ``t_end``, a step longer than
-``max_step`` or shorter than ``min_step``, a sparse matrix to factorize -- and ``BDF.step`` takes that
-step as before. The steps and frames are the same to the bit (``tests/test_compiled_stepping.py``).
+``max_step`` or shorter than ``min_step``, a singular iteration matrix -- and ``BDF.step`` takes that
+step as before. Sparse matrices are factorized here too (``iteration_matrix.structured_factors``). The steps and frames are the same to the bit (``tests/test_compiled_stepping.py``).
 """
 
 from __future__ import annotations
@@ -46,8 +46,7 @@ bar, Ctrl-C (which compiled code does not see) and the timed flush of the result
 their turn in between."""
 NEEDS_PYTHON, FRAMES_LEFT, NEWTON_FAILED = 0, 1, 2
 """Why ``compiled_steps`` returned: a step it does not take (Python's ``BDF.step`` takes it: the last
-one, a step out of bounds, an iteration matrix singular, or sparse with a nonzero off its pattern or
-pivots that no longer fit, or ``STEPS_PER_CALL`` steps taken), frames of the last
+one, a step out of bounds, an iteration matrix singular, or ``STEPS_PER_CALL`` steps taken), frames of the last
 step left to Python (the rows are full, or a frame's matrix is singular: ``frame_at`` says so), or
 Newton failed with fresh factors (``BDF.step`` takes the step again, with what Python's
 ``MechanicalDAE.correct`` does then)."""
@@ -57,9 +56,9 @@ def refactorized(factors: tuple, jacobians: tuple, equations: tuple, c: float, s
     """The factors of a step's iteration matrix (and ``G G^T`` when ``stabilized``) at the step
     coefficient ``c`` and ``equations = (q, v, system, rows, f, f_dot, pattern)``, for compiled callers
     only: dense ``factors`` (those kept) factorized afresh (``dae_kernel.dense_iteration_factors``,
-    ``jacobians = (K, C)``), sparse ones refactorized on their patterns and pivots
+    ``jacobians = (K, C)``), sparse ones refactorized on their patterns and pivots or pivoted afresh
     (``iteration_matrix.structured_factors``, ``jacobians = (SparseIterationPattern.structure, K data,
-    C data)``). Returns ``(whether they hold, iteration matrix factors, G G^T factors)``."""
+    C data)``). Returns ``(whether they are regular, iteration matrix factors, G G^T factors)``."""
     raise NotImplementedError("refactorized is called from compiled code only")
 
 
@@ -154,7 +153,7 @@ def compiled_steps(
                 regular, matrix_factors, gram_factors = refactorized(
                     factors, jacobians, equations, c, stabilized and m > 0
                 )
-                if not regular:  # Python's factorization: singular (it says which rows), or sparse to pivot afresh
+                if not regular:  # singular: Python's factorization says which rows
                     break
                 factors, kept_c = (matrix_factors, gram_factors), c
                 factorizations += 1

@@ -73,11 +73,24 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def _cross_to(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
-    """``out = a x b`` without allocating (for the per-row loops)."""
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
+def _axis_of(R_WM: np.ndarray, marker: int, axis: int) -> tuple[float, float, float]:
+    """Column ``axis`` of marker ``marker``'s rotation (world) as a tuple, for the per-row loops: a view
+    would cost its atomic reference count, several times the row's arithmetic."""
+    return R_WM[marker, 0, axis], R_WM[marker, 1, axis], R_WM[marker, 2, axis]
+
+
+@njit(cache=True, inline="always")
+def _cross_of(a: tuple, b: tuple) -> tuple[float, float, float]:
+    """``a x b`` of two tuples."""
+    return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
+
+
+@njit(cache=True, inline="always")
+def _put(a: np.ndarray, r: int, twist: int, scale: float, vector: tuple) -> None:
+    """``a[r, twist] = scale * vector``."""
+    a[r, twist, 0] = scale * vector[0]
+    a[r, twist, 1] = scale * vector[1]
+    a[r, twist, 2] = scale * vector[2]
 
 
 @njit(cache=True)
@@ -102,29 +115,25 @@ def row_kernels(
     phi = np.zeros(m)
     nu = np.zeros(m)
     a = np.zeros((m, 4, 3))
-    d = np.empty(3)
-    first = np.empty(3)
-    second = np.empty(3)
     for r in range(m):
         I, J = i_marker[r], j_marker[r]
-        u_I = R_WM[I, :, max(i_axis[r], 0)]
-        u_J = R_WM[J, :, max(j_axis[r], 0)]
-        x_J = R_WM[J, :, 0]
-        y_J = R_WM[J, :, 1]
-        for k in range(3):
-            d[k] = p_WM_W[I, k] - p_WM_W[J, k]
         k = kind[r]
         if k == COINCIDENT:
             axis = j_axis[r]
-            phi[r] = d[axis]
+            phi[r] = p_WM_W[I, axis] - p_WM_W[J, axis]
             a[r, 0, axis] = 1.0
             a[r, 2, axis] = -1.0
-        elif k == PERPENDICULAR:
+            continue
+        u_I = _axis_of(R_WM, I, max(i_axis[r], 0))
+        u_J = _axis_of(R_WM, J, max(j_axis[r], 0))
+        x_J = _axis_of(R_WM, J, 0)
+        y_J = _axis_of(R_WM, J, 1)
+        d = (p_WM_W[I, 0] - p_WM_W[J, 0], p_WM_W[I, 1] - p_WM_W[J, 1], p_WM_W[I, 2] - p_WM_W[J, 2])
+        if k == PERPENDICULAR:
             phi[r] = _dot(u_I, u_J)
-            _cross_to(u_I, u_J, first)
-            for n in range(3):
-                a[r, 1, n] = first[n]
-                a[r, 3, n] = -first[n]
+            turning = _cross_of(u_I, u_J)
+            _put(a, r, 1, 1.0, turning)
+            _put(a, r, 3, -1.0, turning)
         elif k == IN_PLANE or k == TRANSLATION_DRIVER or k == GROOVE:
             # u_J . d with u_J turning with J: d/dt = u_J . (v_I - v_J) + w_J . (u_J x d)
             phi[r] = _dot(u_J, d)
@@ -133,11 +142,9 @@ def row_kernels(
                 nu[r] = f_dot[r]
             elif k == GROOVE:  # less c f (f = s - s_ref; the coordinate's column -c is added by the assembler)
                 phi[r] -= parameter[r] * f[r]
-            _cross_to(u_J, d, first)
-            for n in range(3):
-                a[r, 0, n] = u_J[n]
-                a[r, 2, n] = -u_J[n]
-                a[r, 3, n] = first[n]
+            _put(a, r, 0, 1.0, u_J)
+            _put(a, r, 2, -1.0, u_J)
+            _put(a, r, 3, 1.0, _cross_of(u_J, d))
         elif k == DISTANCE:
             # coincident markers leave the direction undefined: a zero row, which the solvers
             # report as a singular constraint instead of dividing by zero
@@ -157,37 +164,37 @@ def row_kernels(
             sine, cosine = _dot(u_I, y_J), _dot(u_I, x_J)
             c, s = np.cos(angle), np.sin(angle)
             phi[r] = c * sine - s * cosine
-            _cross_to(u_I, y_J, first)
-            _cross_to(u_I, x_J, second)
-            for n in range(3):
-                g = c * first[n] - s * second[n]
-                a[r, 1, n] = g
-                a[r, 3, n] = -g
+            first, second = _cross_of(u_I, y_J), _cross_of(u_I, x_J)
+            turning = (
+                c * first[0] - s * second[0],
+                c * first[1] - s * second[1],
+                c * first[2] - s * second[2],
+            )
+            _put(a, r, 1, 1.0, turning)
+            _put(a, r, 3, -1.0, turning)
             if k == ROTATION_DRIVER:
                 nu[r] = f_dot[r] * (s * sine + c * cosine)
             else:
                 along = -(s * sine + c * cosine) * turns_per_length
-                _cross_to(u_J, d, first)
+                _put(a, r, 0, along, u_J)
+                _put(a, r, 2, -along, u_J)
+                moment = _cross_of(u_J, d)
                 for n in range(3):
-                    a[r, 0, n] = along * u_J[n]
-                    a[r, 2, n] = -along * u_J[n]
-                    a[r, 3, n] += along * first[n]
+                    a[r, 3, n] += along * moment[n]
         elif k == CONSTANT_VELOCITY:
-            y_I = R_WM[I, :, 1]
+            y_I = _axis_of(R_WM, I, 1)
             phi[r] = _dot(u_I, u_J) + _dot(y_I, x_J)
-            _cross_to(u_I, u_J, first)
-            _cross_to(y_I, x_J, second)
-            for n in range(3):
-                a[r, 1, n] = first[n] + second[n]
-                a[r, 3, n] = -first[n] - second[n]
+            first, second = _cross_of(u_I, u_J), _cross_of(y_I, x_J)
+            turning = (first[0] + second[0], first[1] + second[1], first[2] + second[2])
+            _put(a, r, 1, 1.0, turning)
+            _put(a, r, 3, -1.0, turning)
         elif k == RIM_TANGENT:
             # c_x a_x + c_y a_y with c = (x_J . d, y_J . d) and a = (u_I . x_J, u_I . y_J)
             c_x, c_y = _dot(d, x_J), _dot(d, y_J)
             a_x, a_y = _dot(u_I, x_J), _dot(u_I, y_J)
             phi[r] = c_x * a_x + c_y * a_y
-            _cross_to(x_J, d, first)
-            _cross_to(y_J, d, second)
-            turn_x, turn_y = _cross(u_I, x_J), _cross(u_I, y_J)
+            first, second = _cross_of(x_J, d), _cross_of(y_J, d)
+            turn_x, turn_y = _cross_of(u_I, x_J), _cross_of(u_I, y_J)
             for n in range(3):
                 along = a_x * x_J[n] + a_y * y_J[n]
                 turning = c_x * turn_x[n] + c_y * turn_y[n]
@@ -199,8 +206,7 @@ def row_kernels(
             c_x, c_y = _dot(d, x_J), _dot(d, y_J)
             radius = max(np.sqrt(c_x * c_x + c_y * c_y), SMALLEST_LENGTH)
             phi[r] = radius - parameter[r]
-            _cross_to(x_J, d, first)
-            _cross_to(y_J, d, second)
+            first, second = _cross_of(x_J, d), _cross_of(y_J, d)
             for n in range(3):
                 along = (c_x * x_J[n] + c_y * y_J[n]) / radius
                 a[r, 0, n] = along
@@ -217,8 +223,7 @@ def row_kernels(
                 angle = np.arctan2(c_y, c_x)
                 angle += 2.0 * np.pi * np.round((f[r] / scale - angle) / (2.0 * np.pi))
                 phi[r] -= scale * angle
-                _cross_to(y_J, d, first)
-                _cross_to(x_J, d, second)
+                first, second = _cross_of(y_J, d), _cross_of(x_J, d)
                 for n in range(3):
                     along = (c_x * y_J[n] - c_y * x_J[n]) / radius_squared
                     a[r, 0, n] = -scale * along

@@ -33,8 +33,9 @@ from numba.extending import overload
 
 from multibody.formulation.bodies import rigid
 from multibody.formulation.cartesian_kernel import evaluate_rigid
-from multibody.solve.linear import dense_lu, lu_solve, sparse_lu_solve
+from multibody.solve.linear import dense_lu, lu_solve
 from multibody.solve.newton import CONTINUE, roundoff_norm, verdict_code
+from multibody.solve.sparse_lu import sparse_lu_solve
 
 
 def factored_solve(factors: tuple, rhs: np.ndarray) -> np.ndarray:

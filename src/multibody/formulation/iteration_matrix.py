@@ -13,7 +13,8 @@ import scipy.sparse as sp
 from numba import njit
 
 from multibody.formulation.cartesian import StateCoupling
-from multibody.solve.linear import Matrix, saddle_point_matrix, sparse_refactorization
+from multibody.solve.linear import Matrix, saddle_point_matrix
+from multibody.solve.sparse_lu import sparse_lu, sparse_refactorization
 
 
 def coupled_iteration_matrix(
@@ -102,44 +103,42 @@ class SparseIterationPattern:
     @property
     def structure(self) -> tuple:
         """What ``structured_factors`` takes: ``(mass values, the iteration matrix's
-        ``_CSCPattern.structure``, G's entry pairs (first, second), G G^T's)``, on the patterns of the
-        last ``iteration_matrix`` and ``gram``."""
+        ``_CSCPattern.structure``, G's entry pairs (first, second), G G^T's)``: the stored patterns, which
+        ``iteration_matrix``, ``gram`` and ``structured_factors`` grow in place."""
         return (self._mass_values, self._iteration.structure, self._first, self._second, self._gram.structure)
 
 
 class _CSCPattern:
     """A square CSC pattern (n, n) fixed by the positions ``(rows, columns)`` of the values that
-    fill it (duplicates summed), and the positions of it that have held a nonzero so far."""
+    fill it (duplicates summed), and the pattern stored of it: the positions that have held a nonzero
+    so far. The entries of ``K``, ``C`` and ``G`` that always vanish, e.g. out of a plane of motion,
+    would fill the sparse factors; those that pass through zero stay, so that compiled code
+    refactorizes on the same pattern. Its arrays (``structure``) are its state, which compiled code
+    grows in place (``grown_values``)."""
 
     def __init__(self, rows: np.ndarray, columns: np.ndarray, n: int) -> None:
         key = columns.astype(np.int64) * n + rows
         unique, slot = np.unique(key, return_inverse=True)
-        self._slot = slot.astype(np.int64)
-        self._indices = (unique % n).astype(np.int32)
-        self._indptr = np.searchsorted(unique // n, np.arange(n + 1)).astype(np.int32)
         self._shape = (n, n)
-        self._seen = np.zeros(unique.size, np.bool_)
-        """the positions that have held a nonzero (``matrix``)"""
-        self._place = np.full(unique.size, -1, np.int64)
-        """per position, its entry in the last ``matrix``'s pattern (-1: not there)"""
-        self._stored: tuple[np.ndarray, np.ndarray] = (np.zeros(n + 1, np.int64), np.zeros(0, np.int64))
-        """``(start, row)`` of the last ``matrix``'s pattern"""
+        self.structure = (
+            slot.astype(np.int64),
+            (unique % n).astype(np.int64),
+            np.searchsorted(unique // n, np.arange(n + 1)).astype(np.int64),
+            np.zeros(unique.size, np.bool_),
+            np.full(unique.size, -1, np.int64),
+            np.zeros(n + 1, np.int64),
+            np.zeros(unique.size, np.int64),
+        )
+        """``(slot of each value, row of each position, start of each column's positions (n+1,), whether
+        each position has held a nonzero, its entry in the stored pattern (-1: not there), the stored
+        pattern's start (n+1,), its rows (the first ``start[n]``))``"""
 
     def matrix(self, values: np.ndarray) -> sp.csc_matrix:
-        """The matrix whose entries are ``values`` (one per position given at construction), on the
-        positions that have held a nonzero so far (these included): the entries of ``K``, ``C`` and
-        ``G`` that always vanish, e.g. out of a plane of motion, would fill the sparse factors, and
-        those that pass through zero stay, so that compiled code refactorizes on the same pattern
-        (``structure``)."""
-        data, kept, starts, self._place = _seen_columns(self._slot, values, self._indices, self._indptr, self._seen)
-        self._stored = (starts.astype(np.int64), kept.astype(np.int64))
-        return sp.csc_matrix((data, kept, starts), shape=self._shape)
-
-    @property
-    def structure(self) -> tuple:
-        """``(slot of each value, entry of each position in the last matrix's pattern or -1, its start
-        (n+1,), its rows)``, for ``stored_values``."""
-        return self._slot, self._place, *self._stored
+        """The matrix whose entries are ``values`` (one per position given at construction) on the
+        stored pattern, which takes its new nonzeros in."""
+        data = grown_values(self.structure, values)
+        *_, start, row = self.structure
+        return sp.csc_matrix((data, row[: start[-1]].copy(), start.copy()), shape=self._shape)
 
 
 @njit(cache=True)
@@ -152,49 +151,67 @@ def _pair_products(entries: np.ndarray, first: np.ndarray, second: np.ndarray) -
 
 
 @njit(cache=True)
-def _seen_columns(
-    slot: np.ndarray, values: np.ndarray, indices: np.ndarray, indptr: np.ndarray, seen: np.ndarray
-) -> tuple:
-    """``(data, indices, indptr, place)`` of the CSC matrix whose pattern is ``indices``, ``indptr`` and
-    whose entry ``slot[k]`` sums ``values[k]``, on the positions ``seen`` marks, which first take the
-    nonzeros in (in place); ``place`` maps each position to its entry (-1: left out)."""
-    summed = np.zeros(indices.size)
+def _summed(slot: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+    """Per position (``size``), the sum of the ``values`` whose ``slot`` it is."""
+    summed = np.zeros(size)
     for k in range(slot.size):
         summed[slot[k]] += values[k]
-    data = np.empty(indices.size)
-    kept = np.empty(indices.size, np.int32)
-    starts = np.empty(indptr.size, np.int32)
-    place = np.full(indices.size, -1, np.int64)
-    count = 0
-    starts[0] = 0
-    for column in range(indptr.size - 1):
-        for k in range(indptr[column], indptr[column + 1]):
-            seen[k] = seen[k] or summed[k] != 0.0
-            if seen[k]:
-                data[count] = summed[k]
-                kept[count] = indices[k]
-                place[k] = count
-                count += 1
-        starts[column + 1] = count
-    return data[:count], kept[:count], starts, place
+    return summed
 
 
 @njit(cache=True)
-def stored_values(structure: tuple, values: np.ndarray) -> tuple:
-    """``(whether every nonzero is on the stored pattern, start, row, value)``: the CSC matrix of
-    ``_CSCPattern.structure`` (its last matrix's pattern) whose entry ``slot[k]`` sums ``values[k]``."""
-    slot, place, start, row = structure
-    summed = np.zeros(place.size)
-    for k in range(slot.size):
-        summed[slot[k]] += values[k]
-    stored = np.zeros(row.size)
+def grown_values(structure: tuple, values: np.ndarray) -> np.ndarray:
+    """The entries, on the stored pattern of ``_CSCPattern.structure``, of the matrix whose position
+    ``slot[k]`` sums ``values[k]``, after the pattern has taken this matrix's new nonzeros in (in
+    place)."""
+    slot, position_row, position_start, seen, place, start, row = structure
+    summed = _summed(slot, values, seen.size)
+    data = np.empty(seen.size)
+    count = 0
+    for column in range(start.size - 1):
+        for k in range(position_start[column], position_start[column + 1]):
+            seen[k] = seen[k] or summed[k] != 0.0
+            place[k] = -1
+            if seen[k]:
+                data[count] = summed[k]
+                row[count] = position_row[k]
+                place[k] = count
+                count += 1
+        start[column + 1] = count
+    return data[:count]
+
+
+@njit(cache=True)
+def stored_values(structure: tuple, values: np.ndarray) -> tuple[bool, np.ndarray]:
+    """``(whether every nonzero is on the stored pattern, the entries there)`` of the matrix of
+    ``_CSCPattern.structure`` whose position ``slot[k]`` sums ``values[k]``."""
+    slot, _, _, _, place, start, _ = structure
+    summed = _summed(slot, values, place.size)
+    stored = np.zeros(start[-1])
     holds = True
     for k in range(place.size):
         if place[k] >= 0:
             stored[place[k]] = summed[k]
         elif summed[k] != 0.0:
             holds = False
-    return holds, start, row, stored
+    return holds, stored
+
+
+@njit(cache=True)
+def _pattern_factors(structure: tuple, values: np.ndarray, factors: tuple) -> tuple[bool, tuple]:
+    """``(whether it is regular, the sparse factors)`` of the matrix of ``_CSCPattern.structure`` whose
+    position ``slot[k]`` sums ``values[k]``: refactorized on the patterns and pivots of ``factors``
+    (``sparse_refactorization``) when they fit, else factorized in their column order, pivoting
+    (``sparse_lu``), on the stored pattern grown by the matrix's new nonzeros."""
+    holds, stored = stored_values(structure, values)
+    start, row = structure[5], structure[6]
+    if holds:
+        refactorized, refactorized_factors = sparse_refactorization(start, row, stored, factors)
+        if refactorized:
+            return True, refactorized_factors
+    else:
+        stored = grown_values(structure, values)
+    return sparse_lu(start, row, stored, factors[6], factors[7])
 
 
 @njit(cache=True)
@@ -210,17 +227,13 @@ def structured_factors(
 ) -> tuple:
     """The iteration matrix ``[[M - c_v C - c_q K, G^T], [G, 0]]`` and (``stabilized``) ``G G^T`` of
     ``SparseIterationPattern.structure`` from the data of ``K``, ``C`` (the pattern's) and the entries
-    of ``G``, refactorized in compiled code with the pivots and patterns of the sparse ``factors =
-    (iteration matrix's, G G^T's)`` (``linear.sparse_refactorization``): ``(whether both hold, the
-    iteration matrix's factors, G G^T's)``; not when a nonzero falls off the stored patterns."""
+    of ``G``, factorized in compiled code on the patterns and pivots of the sparse ``factors =
+    (iteration matrix's, G G^T's)`` or, should they not fit, pivoting afresh in their column order
+    (``_pattern_factors``): ``(whether both are regular, the iteration matrix's factors, G G^T's)``."""
     mass_values, iteration, first, second, gram = structure
     values = np.concatenate((mass_values, -c_position * K_data, -c_velocity * C_data, entries, entries))
-    holds, start, row, value = stored_values(iteration, values)
     matrix_factors, gram_factors = factors
-    if holds:
-        holds, matrix_factors = sparse_refactorization(start, row, value, matrix_factors)
-    if holds and stabilized:
-        holds, start, row, value = stored_values(gram, _pair_products(entries, first, second))
-        if holds:
-            holds, gram_factors = sparse_refactorization(start, row, value, gram_factors)
-    return holds, matrix_factors, gram_factors
+    regular, matrix_factors = _pattern_factors(iteration, values, matrix_factors)
+    if regular and stabilized:
+        regular, gram_factors = _pattern_factors(gram, _pair_products(entries, first, second), gram_factors)
+    return regular, matrix_factors, gram_factors

@@ -14,6 +14,8 @@ from numba.np.linalg import _LAPACK, F_INT_nptype, ensure_lapack, get_blas_kind
 from numpy.typing import NDArray
 from scipy.sparse.csgraph import connected_components
 
+from multibody.solve.sparse_lu import sparse_lu, sparse_lu_solve
+
 Matrix = NDArray[np.float64] | sp.spmatrix
 
 
@@ -25,9 +27,6 @@ can factorize, and cache what it compiled (``dense_lu``)"""
 _GETRF_KIND = ord(get_blas_kind(types.float64, "getrf"))
 SINGULAR_PIVOT = 1e-14
 """Smallest to largest pivot of an LU factorization below which the matrix counts as singular."""
-REFACTORED_PIVOT = 0.1
-"""Smallest pivot, relative to the entries below it, that ``sparse_refactorization`` keeps (SuperLU
-pivots partially: at 1, the largest of the column); entries of ``L`` stay below 10."""
 
 
 class SingularMatrixError(np.linalg.LinAlgError):
@@ -68,25 +67,20 @@ class Factorization:
     @classmethod
     def of_sparse_factors(cls, factors: tuple) -> Factorization:
         """The factorization whose factors are ``kernel_factors``-like sparse ``factors`` (computed in
-        compiled code: ``sparse_refactorization``)."""
+        compiled code: ``sparse_lu``, ``sparse_refactorization``)."""
         factorization = cls.__new__(cls)
         factorization.sparse, factorization._triangular, factorization._lu = True, factors, None
         return factorization
 
     def use_structure(self, matrix: sp.csc_matrix) -> None:
-        """Let ``kernel_factors`` be those of the (sparse) ``matrix`` it factorized, with SuperLU's
-        permutations on patterns that count every stored position of ``matrix`` (``sparse_pattern``),
-        whatever its value, so that compiled code refactorizes matrices of its pattern
-        (``sparse_refactorization``); SuperLU's own patterns otherwise."""
+        """Let ``kernel_factors`` be factors of the (sparse) ``matrix`` it factorized in SuperLU's column
+        order and with its pivots (``sparse_lu``: those it keeps), on patterns that count every stored
+        position of ``matrix``, whatever its value, so that compiled code refactorizes matrices of its
+        pattern (``sparse_refactorization``); SuperLU's own factors otherwise."""
         lu = self._lu
         start, row = matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64)
-        row_permutation, column_permutation = lu.perm_r.astype(np.int64), lu.perm_c.astype(np.int64)
-        lower_start, lower_row, upper_start, upper_row = sparse_pattern(start, row, row_permutation, column_permutation)
-        patterns = (lower_start, lower_row, np.zeros(lower_row.size), upper_start, upper_row, np.zeros(upper_row.size))
-        holds, factors = sparse_refactorization(
-            start, row, matrix.data, (*patterns, row_permutation, column_permutation)
-        )
-        if holds:
+        regular, factors = sparse_lu(start, row, matrix.data, lu.perm_r.astype(np.int64), lu.perm_c.astype(np.int64))
+        if regular:
             self._triangular = factors
 
     @property
@@ -220,205 +214,6 @@ def lu_solve(lu: np.ndarray, pivots: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         for i in range(j):
             x[i] -= lu[i, j] * x_j
     return x
-
-
-@njit(cache=True)
-def sparse_lu_solve(
-    lower_start: np.ndarray,
-    lower_row: np.ndarray,
-    lower_value: np.ndarray,
-    upper_start: np.ndarray,
-    upper_row: np.ndarray,
-    upper_value: np.ndarray,
-    row_permutation: np.ndarray,
-    column_permutation: np.ndarray,
-    rhs: np.ndarray,
-) -> np.ndarray:
-    """``A^-1 rhs`` (n,) from the sparse factors ``Pr A Pc = L U`` (``linear.Factorization.kernel_factors``:
-    ``L`` and ``U`` by compressed columns, each ``L`` column starting at its unit diagonal, each ``U``
-    column ending at its diagonal; ``(Pr b)[row_permutation[i]] = b[i]``, ``(Pc z)[i] =
-    z[column_permutation[i]]``), by substitution column by column."""
-    n = rhs.size
-    w = np.empty(n)
-    for i in range(n):
-        w[row_permutation[i]] = rhs[i]
-    for j in range(n):
-        wj = w[j]
-        if wj != 0.0:
-            for k in range(lower_start[j] + 1, lower_start[j + 1]):
-                w[lower_row[k]] -= lower_value[k] * wj
-    for j in range(n - 1, -1, -1):
-        diagonal = upper_start[j + 1] - 1
-        w[j] /= upper_value[diagonal]
-        wj = w[j]
-        if wj != 0.0:
-            for k in range(upper_start[j], diagonal):
-                w[upper_row[k]] -= upper_value[k] * wj
-    x = np.empty(n)
-    for i in range(n):
-        x[i] = w[column_permutation[i]]
-    return x
-
-
-@njit(cache=True)
-def sparse_pattern(
-    start: NDArray[np.int64],
-    row: NDArray[np.int64],
-    row_permutation: NDArray[np.int64],
-    column_permutation: NDArray[np.int64],
-) -> tuple:
-    """The patterns of ``L`` and ``U`` in ``Pr A Pc = L U`` for a CSC pattern of ``A`` (``start`` (n+1,),
-    ``row``: every position counted, whatever its value) with the given permutations (``sparse_lu_solve``'s
-    convention) and no pivoting: every entry the elimination reaches (SciPy's ``SuperLU.L``, ``U`` leave
-    out those that cancel to zero, which other values fill). Column ``j``'s entries are those its rows
-    of ``A`` reach through the columns of ``L`` before it (Gilbert & Peierls), found depth-first. Returns
-    ``(L start, L rows, U start, U rows)``, each column's rows ascending, ``L``'s starting at the diagonal
-    and ``U``'s ending at it."""
-    n = start.size - 1
-    column_of = np.empty(n, np.int64)
-    for k in range(n):
-        column_of[column_permutation[k]] = k
-    marked = np.zeros(n, np.bool_)
-    lower_start, upper_start = np.zeros(n + 1, np.int64), np.zeros(n + 1, np.int64)
-    lower_row, upper_row = np.empty(4 * n + 1, np.int64), np.empty(4 * n + 1, np.int64)
-    above, below, pending = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
-    for j in range(n):
-        n_above, n_below, n_pending = 0, 0, 0
-        marked[j] = True
-        source = column_of[j]
-        for k in range(start[source], start[source + 1]):
-            n_pending, n_below = _reached(row_permutation[row[k]], j, marked, pending, n_pending, below, n_below)
-        while n_pending:
-            n_pending -= 1
-            r = pending[n_pending]
-            above[n_above] = r
-            n_above += 1
-            for i in range(lower_start[r] + 1, lower_start[r + 1]):
-                n_pending, n_below = _reached(lower_row[i], j, marked, pending, n_pending, below, n_below)
-        upper_count, lower_count = upper_start[j], lower_start[j]
-        upper_row = _grown(upper_row, upper_count + n_above + 1)
-        _sorted_into(above, n_above, upper_row, upper_count)
-        upper_row[upper_count + n_above] = j
-        upper_start[j + 1] = upper_count + n_above + 1
-        lower_row = _grown(lower_row, lower_count + n_below + 1)
-        lower_row[lower_count] = j
-        _sorted_into(below, n_below, lower_row, lower_count + 1)
-        lower_start[j + 1] = lower_count + 1 + n_below
-        for k in range(upper_start[j], upper_start[j + 1]):
-            marked[upper_row[k]] = False
-        for k in range(lower_start[j], lower_start[j + 1]):
-            marked[lower_row[k]] = False
-    return lower_start, lower_row[: lower_start[n]].copy(), upper_start, upper_row[: upper_start[n]].copy()
-
-
-@njit(cache=True, inline="always")
-def _reached(
-    target: int,
-    j: int,
-    marked: NDArray[np.bool_],
-    pending: NDArray[np.int64],
-    n_pending: int,
-    below: NDArray[np.int64],
-    n_below: int,
-) -> tuple[int, int]:
-    """``sparse_pattern``'s step: a row ``target`` reached in column ``j``, if new, is marked and goes to
-    the rows still to follow (``pending``, above the diagonal) or to ``L``'s (``below``); returns the
-    two counts."""
-    if not marked[target]:
-        marked[target] = True
-        if target < j:
-            pending[n_pending] = target
-            n_pending += 1
-        else:
-            below[n_below] = target
-            n_below += 1
-    return n_pending, n_below
-
-
-@njit(cache=True, inline="always")
-def _sorted_into(values: NDArray[np.int64], count: int, out: NDArray[np.int64], offset: int) -> None:
-    """``out[offset : offset + count]`` = the first ``count`` of ``values`` ascending (insertion sort: a
-    column's few rows, without the allocations of ``np.sort``)."""
-    for k in range(count):
-        value, i = values[k], offset + k
-        while i > offset and out[i - 1] > value:
-            out[i] = out[i - 1]
-            i -= 1
-        out[i] = value
-
-
-@njit(cache=True)
-def _grown(array: NDArray[np.int64], needed: int) -> NDArray[np.int64]:
-    """``array`` itself when it holds ``needed`` entries, else a copy twice as long (or as needed)."""
-    if needed <= array.size:
-        return array
-    grown = np.empty(max(2 * array.size, needed), np.int64)
-    grown[: array.size] = array
-    return grown
-
-
-@njit(cache=True)
-def sparse_refactorization(
-    start: NDArray[np.int64], row: NDArray[np.int64], value: NDArray[np.float64], factors: tuple
-) -> tuple[bool, tuple]:
-    """The factors ``Pr A Pc = L U`` of the CSC matrix ``A`` (``start`` (n+1,), ``row``, ``value``) with the
-    permutations and the patterns of ``L`` and ``U`` of ``factors`` (``Factorization.kernel_factors``
-    of a matrix of this pattern), only the values computed afresh: a left-looking elimination column
-    by column (Gilbert & Peierls) without pivoting, so that compiled code refactorizes a sparse matrix
-    of a fixed pattern. Returns ``(whether it holds, the factors)``; it does not hold -- factorize
-    afresh, pivoting (SuperLU) -- when a nonzero or its fill falls outside the patterns, or when a
-    pivot is below ``REFACTORED_PIVOT`` times an entry below it (the pivot order no longer fits the
-    values), zero or not finite."""
-    lower_start, lower_row, lower_value, upper_start, upper_row, upper_value, row_permutation, column_permutation = (
-        factors
-    )
-    n = start.size - 1
-    lower, upper = np.empty_like(lower_value), np.empty_like(upper_value)
-    column_of = np.empty(n, np.int64)
-    for k in range(n):
-        column_of[column_permutation[k]] = k
-    work = np.zeros(n)
-    allowed = np.zeros(n, np.bool_)
-    holds = True
-    for j in range(n):
-        for k in range(upper_start[j], upper_start[j + 1]):
-            allowed[upper_row[k]] = True
-        for k in range(lower_start[j], lower_start[j + 1]):
-            allowed[lower_row[k]] = True
-        source = column_of[j]
-        for k in range(start[source], start[source + 1]):
-            if value[k] != 0.0:
-                target = row_permutation[row[k]]
-                holds = holds and allowed[target]
-                work[target] = value[k]
-        diagonal = upper_start[j + 1] - 1
-        for k in range(upper_start[j], diagonal):
-            r = upper_row[k]
-            u = work[r]
-            upper[k] = u
-            if u != 0.0:
-                for i in range(lower_start[r] + 1, lower_start[r + 1]):
-                    target = lower_row[i]
-                    holds = holds and allowed[target]
-                    work[target] -= lower[i] * u
-        pivot = work[j]
-        below = 0.0
-        for k in range(lower_start[j] + 1, lower_start[j + 1]):
-            below = max(below, abs(work[lower_row[k]]))
-        holds = holds and abs(pivot) >= REFACTORED_PIVOT * below and 0.0 < abs(pivot) < np.inf
-        if not holds:
-            return False, factors
-        upper[diagonal] = pivot
-        lower[lower_start[j]] = 1.0
-        for k in range(lower_start[j] + 1, lower_start[j + 1]):
-            lower[k] = work[lower_row[k]] / pivot
-        for k in range(upper_start[j], upper_start[j + 1]):
-            work[upper_row[k]] = 0.0
-            allowed[upper_row[k]] = False
-        for k in range(lower_start[j], lower_start[j + 1]):
-            work[lower_row[k]] = 0.0
-            allowed[lower_row[k]] = False
-    return True, (lower_start, lower_row, lower, upper_start, upper_row, upper, row_permutation, column_permutation)
 
 
 def to_dense(matrix: Matrix) -> NDArray[np.float64]:
