@@ -13,7 +13,9 @@ the factors kept within ``REUSE_STEP_CHANGE`` of their step coefficient or fresh
 ``output.solved_frame_pass``). It returns to Python for everything else -- the first step (the force
 Jacobians), a Newton failure with fresh factors, the last step to ``t_end``, a step longer than
 ``max_step`` or shorter than ``min_step``, a singular iteration matrix -- and ``BDF.step`` takes that
-step as before. Sparse matrices are factorized here too (``iteration_matrix.structured_factors``). The steps and frames are the same to the bit (``tests/test_compiled_stepping.py``).
+step as before. Sparse matrices are factorized here too (``iteration_matrix.structured_factors``). The
+steps and frames are those of Python's steps: the same to the bit for dense models, to the round-off
+of their factors for sparse ones, which pivot apart from SuperLU (``tests/test_compiled_stepping.py``).
 """
 
 from __future__ import annotations
@@ -46,8 +48,8 @@ bar, Ctrl-C (which compiled code does not see) and the timed flush of the result
 their turn in between."""
 NEEDS_PYTHON, FRAMES_LEFT, NEWTON_FAILED = 0, 1, 2
 """Why ``compiled_steps`` returned: a step it does not take (Python's ``BDF.step`` takes it: the last
-one, a step out of bounds, an iteration matrix singular, or ``STEPS_PER_CALL`` steps taken), frames of the last
-step left to Python (the rows are full, or a frame's matrix is singular: ``frame_at`` says so), or
+one, a step out of bounds, an iteration matrix singular, or ``STEPS_PER_CALL`` steps taken), frames of
+the last step left to Python (the rows are full, or a frame's matrix is singular: ``frame_at`` says so), or
 Newton failed with fresh factors (``BDF.step`` takes the step again, with what Python's
 ``MechanicalDAE.correct`` does then)."""
 

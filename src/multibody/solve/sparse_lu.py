@@ -264,10 +264,8 @@ def sparse_lu_solve(
     column_permutation: np.ndarray,
     rhs: np.ndarray,
 ) -> np.ndarray:
-    """``A^-1 rhs`` (n,) from the sparse factors ``Pr A Pc = L U`` (``sparse_lu``'s, ``linear.Factorization.kernel_factors``:
-    ``L`` and ``U`` by compressed columns, each ``L`` column starting at its unit diagonal, each ``U``
-    column ending at its diagonal; ``(Pr b)[row_permutation[i]] = b[i]``, ``(Pc z)[i] =
-    z[column_permutation[i]]``), by substitution column by column."""
+    """``A^-1 rhs`` (n,) from the sparse factors ``Pr A Pc = L U`` in the form the module describes
+    (``sparse_lu``'s, ``linear.Factorization.kernel_factors``), by substitution column by column."""
     n = rhs.size
     w = np.empty(n)
     for i in range(n):
