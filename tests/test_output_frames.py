@@ -31,7 +31,7 @@ from test_bdf import LinearProblem
 import multibody as mb
 from multibody.analysis.assemble import assembled_state
 from multibody.analysis.events import EventDrivenIntegrator
-from multibody.analysis.output import frame_packing, output_frame, rigid_frame
+from multibody.analysis.output import RigidFrames, frame_packing, output_frame
 from multibody.cli import build_model, load_model_file
 from multibody.formulation.cartesian import CartesianFormulation
 from multibody.solve.integrators.base import Correction
@@ -159,7 +159,7 @@ def test_frame_kinetic_energy_is_the_formulations(example):
 
 @pytest.mark.parametrize("example", ["free_slider_crank", "quarter_car_study", "cam_follower", "sliding_door"])
 def test_rigid_frame_is_the_evaluated_frame(example):
-    """``rigid_frame`` (the SI2 frame of a rigid model, from a pass that skips Phi, G and Q) against
+    """``RigidFrames.frame`` (the SI2 frame of a rigid model, from a pass that skips Phi, G and Q) against
     ``output_frame`` at the full evaluation of the same state: springs and dampers (quarter car),
     a cam contact, and friction that reads the multipliers with a first-order state (sliding door)
     included, every entry the same to the bit (the same kernels on the same numbers), at random
@@ -173,7 +173,7 @@ def test_rigid_frame_is_the_evaluated_frame(example):
     lam = rng.normal(size=len(form.rows))
     evaluation = form.evaluate(state.q, v, state.t, state.x, lam)
     expected = output_frame(form, evaluation, acceleration, lam, 0.25, 0.5)
-    frame = rigid_frame(form, state.q, v, state.t, state.x, lam, acceleration, 0.25, 0.5, frame_packing(system))
+    frame = RigidFrames(form, frame_packing(system)).frame(state.q, v, state.t, state.x, lam, acceleration, 0.25, 0.5)
     assert frame.keys() == expected.keys()
     for key in expected:
         np.testing.assert_array_equal(frame[key], expected[key], err_msg=key)

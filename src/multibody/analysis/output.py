@@ -187,23 +187,6 @@ class RigidFrames:
         return frame
 
 
-def rigid_frame(
-    formulation: CartesianFormulation,
-    q: FloatArray,
-    v: FloatArray,
-    t: float,
-    x: FloatArray,
-    lam: FloatArray,
-    acceleration: FloatArray,
-    dissipated: float,
-    input_work: float,
-    packing: FramePacking,
-) -> PackedFrame:
-    """One frame of a model of rigid bodies (``RigidFrames.frame``; a run makes its ``RigidFrames``
-    once)."""
-    return RigidFrames(formulation, packing).frame(q, v, t, x, lam, acceleration, dissipated, input_work)
-
-
 ENERGY_COLUMNS = (
     "time",
     "energy/kinetic",
